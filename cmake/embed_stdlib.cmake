@@ -1,0 +1,11 @@
+# Writes every stdlib/*.scn file into a C++ source as a (name, text) table.
+file(GLOB files ${DIR}/*.scn)
+list(SORT files)
+set(body "// Generated from stdlib/*.scn; do not edit.\n#include <string_view>\n#include <utility>\n#include <vector>\nnamespace scn {\nconst std::vector<std::pair<std::string_view, std::string_view>>& stdlibFiles() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> files = {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} text)
+  set(body "${body}    {\"${name}\", R\"scn_embed(${text})scn_embed\"},\n")
+endforeach()
+set(body "${body}  };\n  return files;\n}\n}  // namespace scn\n")
+file(WRITE ${OUT} "${body}")

@@ -1,0 +1,34 @@
+// dtype names and sizes.
+#include "jit/dtype.hpp"
+
+namespace scn {
+
+const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
+    case DType::U32: return "u32";
+    case DType::U64: return "u64";
+    case DType::F32: return "f32";
+    case DType::F64: return "f64";
+  }
+  return "?";
+}
+
+std::optional<DType> dtypeFromName(std::string_view name) {
+  for (DType t : kAllDTypes)
+    if (name == dtypeName(t)) return t;
+  return std::nullopt;
+}
+
+size_t dtypeSize(DType t) {
+  switch (t) {
+    case DType::Bool: return 1;
+    case DType::I32: case DType::U32: case DType::F32: return 4;
+    case DType::I64: case DType::U64: case DType::F64: return 8;
+  }
+  return 4;
+}
+
+}  // namespace scn

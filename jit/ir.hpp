@@ -1,0 +1,132 @@
+// The IR: a first-order, SSA, jaxpr-like function of typed variables and equations over the op
+// table (ops.def). Control flow ops carry their bodies as sub-functions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jit/array.hpp"
+#include "lang/source.hpp"
+
+namespace scn {
+
+enum class Op : uint8_t {
+#define OP(Enum, name, cat, tc, nin, nout) Enum,
+#include "jit/ops.def"
+#undef OP
+};
+
+enum class OpCategory : uint8_t {
+  Unary, Predicate, Binary, Compare, Select, Convert, Constant, Iota, Reduce, ArgReduce,
+  Cumulative, BroadcastInDim, Reshape, Transpose, Concat, Slice, Reverse, DynamicSlice,
+  DynamicUpdateSlice, DotGeneral, Scan, While, Cond,
+};
+
+enum class TypeClass : uint8_t { Any, Num, Float, Int, IntBool };
+
+struct OpInfo {
+  Op op;
+  const char* name;
+  OpCategory category;
+  TypeClass typeClass;
+  int numInputs;   // -1: variadic
+  int numOutputs;  // -1: variadic
+};
+
+/// The row of the op table for `op`.
+const OpInfo& opInfo(Op op);
+inline const char* opName(Op op) { return opInfo(op).name; }
+/// Every op, in table order (tests walk it).
+const std::vector<Op>& allOps();
+bool isElementwise(Op op);  // Unary, Predicate, Binary, Compare, Select, Convert
+
+/// The type of an IR variable: dtype and static shape.
+struct Type {
+  DType dtype = DType::F32;
+  Shape shape;
+  bool operator==(const Type& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+};
+/// "f32[3,4]", "i32[]"
+std::string typeString(const Type& t);
+
+struct Func;
+using FuncPtr = std::shared_ptr<Func>;
+
+/// Static attributes of an equation; each op reads the fields its comment in ops.def names.
+struct Attrs {
+  std::vector<int64_t> axes;
+  Shape shape;
+  std::vector<int64_t> starts, limits, strides;
+  DType dtype = DType::F32;
+  std::shared_ptr<Array> value;  // Constant
+  // DotGeneral
+  std::vector<int64_t> lhsContract, rhsContract, lhsBatch, rhsBatch;
+  // Scan: inputs = consts[numConsts], carry[numCarry], xs[rest]; outputs = carry[numCarry], ys
+  //       body(consts..., carry..., x slices...) -> (carry..., y...)
+  // While: inputs = condConsts[numConsts], bodyConsts[numBodyConsts], carry[rest]; outputs = carry
+  //       subs[0] = cond(condConsts..., carry...) -> bool[]; subs[1] = body(bodyConsts..., carry...) -> carry
+  // Cond: inputs = index (i32[]; bool[] for two branches), operands...; subs = branches, each
+  //       branch(operands...) -> outputs; index is clamped into range
+  int64_t length = 0;
+  bool reverse = false;
+  int64_t unroll = 1;
+  int numConsts = 0;
+  int numCarry = 0;
+  int numBodyConsts = 0;
+};
+
+/// One equation: outputs = op[attrs, subs](inputs).
+struct Eqn {
+  Op op;
+  std::vector<int> inputs;   // variable ids of the enclosing Func
+  std::vector<int> outputs;  // variable ids defined here
+  Attrs attrs;
+  std::vector<FuncPtr> subs;  // bodies of control-flow ops
+  Span span;                  // the source expression it was traced from (may be invalid)
+};
+
+/// A function: parameters, equations in order (SSA: each variable defined once), results.
+/// Variables are numbered per function; sub-functions have their own numbering.
+struct Func {
+  std::string name;
+  std::vector<Type> types;  // indexed by variable id
+  std::vector<int> params;
+  std::vector<Eqn> eqns;
+  std::vector<int> results;
+
+  int newVar(Type t) {
+    types.push_back(std::move(t));
+    return static_cast<int>(types.size()) - 1;
+  }
+  const Type& type(int var) const { return types.at(var); }
+  std::vector<Type> paramTypes() const;
+  std::vector<Type> resultTypes() const;
+};
+
+/// Output types of `op` on inputs of types `in`, or an error message (lower-case, names the op
+/// and prints the shapes) when the inputs do not fit the op's rule. The one shape rule per op:
+/// the tracer, the verifier and the transformations all call it.
+struct InferResult {
+  std::vector<Type> types;
+  std::string error;  // non-empty on failure
+  bool ok() const { return error.empty(); }
+};
+InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
+                       const std::vector<FuncPtr>& subs);
+
+/// Checks SSA form, types against inferTypes, sub-function signatures; returns "" or a message.
+std::string verify(const Func& f);
+
+/// Stable text form (--emit=ir), e.g.
+///   func f(%0: f32[3], %1: f32[]) -> (f32[3]) {
+///     %2 = broadcast_in_dim[shape=(3), axes=()] %1 : f32[3]
+///     %3 = mul %0, %2 : f32[3]
+///     return %3
+///   }
+std::string printFunc(const Func& f);
+
+}  // namespace scn

@@ -1,0 +1,2 @@
+// The scn command line: scripts, -e, the REPL.
+int main() { return 0; }
