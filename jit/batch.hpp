@@ -11,9 +11,12 @@ namespace scn {
 /// Returns a function that computes `f` for each of `axisSize` lanes at once.
 /// inAxes[i]: where parameter i of the result carries the batch dimension (nullopt: the
 /// parameter is shared by all lanes and has f's parameter type). Axes are non-negative here.
-/// outAxes[j]: where result j carries the batch dimension; nullopt requires the result to be
-/// unbatched (same for every lane), otherwise the error says which result is batched.
-/// Errors (e.g. a bad out axis) come back as UserErrors with code E0301 at `span`.
+/// outAxes[j]: where result j carries the batch dimension (an unbatched result is broadcast);
+/// nullopt requires the result to be unbatched (same for every lane).
+/// User errors (docs/errors/vmap.md), all at `span`: E0301 out_axes=None for a batched result;
+/// E0305 / E0306 an in / out axis out of range (the vmap builtin range-checks axes first, so
+/// these only guard other callers). Mismatched counts of axes are the caller's bug (internal
+/// errors). Equations keep the spans of the equations they come from.
 FuncPtr batchFunc(const Func& f, const std::vector<std::optional<int>>& inAxes, int64_t axisSize,
                   const std::vector<std::optional<int>>& outAxes, Span span);
 

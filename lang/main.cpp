@@ -1,2 +1,175 @@
-// The scn command line: scripts, -e, the REPL.
-int main() { return 0; }
+// The scn command line: run a script, evaluate -e, dump a stage (--emit), or start the REPL.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "jit/ir.hpp"
+#if __has_include("jit/cpu/cpu_backend.hpp")
+#include "jit/cpu/cpu_backend.hpp"
+#else
+namespace scn { inline std::string emitLLVM(const FuncPtr&, int) { return "(no cpu backend yet)"; }
+inline std::string emitAsm(const FuncPtr&, int) { return "(no cpu backend yet)"; } }
+#endif
+#include "lang/repl.hpp"
+#include "lang/session.hpp"
+#if __has_include("lang/syntax/ast_print.hpp")
+#include "lang/syntax/ast_print.hpp"
+#else
+namespace scn { inline std::string printTokens(const SourceFile&) { return ""; } inline std::string printAst(const Program&) { return ""; } }
+#endif
+#include "lang/syntax/parser.hpp"
+
+namespace {
+
+const char* kUsage = R"(usage: scn [options] [FILE.scn [args...]]
+       scn [options] -e 'expression'
+       scn                     (no file: the interactive REPL)
+
+Runs scn programs: top-level code runs eagerly; every `fn` is traced and JIT-compiled once per
+signature (shapes, dtypes, static values) and cached.
+
+options:
+  -e EXPR               evaluate EXPR (statements allowed) and print the last value
+  --backend=NAME        cpu (LLVM JIT), interp (reference interpreter), cuda, or auto
+                        (default: a usable GPU, else cpu)
+  --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, llvm, asm)
+                        running: tokens | ast | ir | llvm | asm
+  --stats               after the run, print one line per compiled-function call: traced or
+                        cached, trace/optimise/codegen/run milliseconds, peak buffer bytes
+  -O0 | -O1 | -O2 | -O3 optimisation level of the CPU JIT (default -O2)
+  --help                show this help
+  --version             show the version
+
+exit status: 0 success, 1 a program error (a diagnostic was printed), 2 bad usage.
+docs: docs/README.md (language reference, CLI and REPL, error index)
+)";
+
+int usageError(const std::string& msg) {
+  std::fprintf(stderr, "scn: error: %s\n(run `scn --help` for usage)\n", msg.c_str());
+  return 2;
+}
+
+bool readFile(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string backend = "auto", emit, expr, file;
+  bool haveExpr = false, stats = false;
+  int optLevel = 2;
+  std::vector<std::string> scriptArgs;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!file.empty()) {
+      scriptArgs.push_back(a);
+      continue;
+    }
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--version") {
+      std::printf("scn %s\n", SCN_VERSION);
+      return 0;
+    } else if (a.rfind("--backend=", 0) == 0) {
+      backend = a.substr(10);
+    } else if (a.rfind("--emit=", 0) == 0) {
+      emit = a.substr(7);
+      if (emit != "tokens" && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm")
+        return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, ir, llvm, asm)");
+    } else if (a == "--stats") {
+      stats = true;
+    } else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
+      optLevel = a[2] - '0';
+    } else if (a == "-e") {
+      if (i + 1 >= argc) return usageError("-e needs an expression");
+      expr = argv[++i];
+      haveExpr = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usageError("unknown option `" + a + "`");
+    } else {
+      file = a;
+    }
+  }
+  if (backend != "auto" && backend != "cpu" && backend != "interp" && backend != "cuda")
+    return usageError("unknown backend `" + backend + "` (cpu, interp, cuda, auto)");
+  if (haveExpr && !file.empty()) return usageError("give either FILE or -e, not both");
+
+  bool color = isatty(2);
+  scn::SessionOptions opts;
+  opts.backend = backend;
+  opts.optLevel = optLevel;
+  opts.scriptArgs = scriptArgs;
+  opts.out = [](const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  };
+  opts.onDiagnostic = [color](const scn::Diagnostic& d) {
+    std::fflush(stdout);
+    std::fputs(scn::render(d, color).c_str(), stderr);
+  };
+  if (emit == "ir" || emit == "llvm" || emit == "asm") {
+    opts.onCompile = [emit, optLevel](const scn::FuncPtr& f) {
+      std::string text;
+      try {
+        text = emit == "ir" ? scn::printFunc(*f) : emit == "llvm" ? scn::emitLLVM(f, optLevel) : scn::emitAsm(f, optLevel);
+      } catch (const scn::UserError& e) {
+        text = scn::render(e.diag);
+      }
+      std::fputs(text.c_str(), stdout);
+      if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+    };
+  }
+
+  if (emit == "tokens" || emit == "ast") {
+    std::string name = haveExpr ? "<-e>" : file, text = expr;
+    if (!haveExpr) {
+      if (file.empty()) return usageError("--emit=" + emit + " needs a FILE or -e");
+      if (!readFile(file, text)) {
+        std::fprintf(stderr, "scn: error: cannot read \"%s\"\n", file.c_str());
+        return 1;
+      }
+    }
+    auto src = std::make_shared<scn::SourceFile>(name, text);
+    if (emit == "tokens") {
+      std::fputs(scn::printTokens(*src).c_str(), stdout);
+      return 0;
+    }
+    scn::DiagnosticSink sink(opts.onDiagnostic);
+    scn::Program p = scn::parseProgram(src, sink);
+    if (sink.errorCount() > 0) return 1;
+    std::fputs(scn::printAst(p).c_str(), stdout);
+    return 0;
+  }
+
+  scn::Session session(opts);
+  if (session.diagnostics().errorCount() > 0) return 1;  // e.g. --backend=cuda without a GPU
+  bool ok;
+  if (haveExpr) {
+    scn::Value v;
+    ok = session.run("<-e>", expr, &v);
+    if (ok && !v.isNone()) opts.out(session.formatValue(v) + "\n");
+  } else if (!file.empty()) {
+    ok = session.runFile(file);
+  } else {
+    return scn::runRepl(session, opts) ? 0 : 1;
+  }
+  if (stats) {
+    for (const scn::CallRecord& r : session.records())
+      std::fprintf(stderr,
+                   "stats: %s %s backend=%s trace=%.2fms optimise=%.2fms codegen=%.2fms run=%.3fms "
+                   "kernels=%d peak=%zuB copied=%zuB\n",
+                   r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs,
+                   r.optimiseMs, r.codegenMs, r.runMs, r.kernels, r.peakBytes, r.copiedBytes);
+  }
+  return ok ? 0 : 1;
+}

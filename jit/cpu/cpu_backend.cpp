@@ -1,1 +1,188 @@
-// placeholder; replaced by its owner
+// The CPU backend object: lowering, the compile cache, LLVM code generation and running the
+// native code over a table of buffer pointers.
+#include "jit/cpu/cpu_backend.hpp"
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "jit/cpu/llvm_emit.hpp"
+#include "jit/cpu/runtime.hpp"
+#include "jit/kernel/kernel_ir.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn {
+
+namespace cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// Native code for one kernel program, shared by every executable with the same kernel IR.
+struct Compiled {
+  std::shared_ptr<JitSession> jit;  // keeps the code alive
+  MainFn fn = nullptr;
+};
+
+class CpuExecutable : public Executable {
+ public:
+  CpuExecutable(kir::Program prog, const Func& f, std::shared_ptr<Compiled> code,
+                std::shared_ptr<ThreadPool> pool)
+      : prog_(std::move(prog)), params_(f.paramTypes()), results_(f.resultTypes()),
+        code_(std::move(code)), pool_(std::move(pool)) {}
+
+  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+    auto t0 = Clock::now();
+    SCN_ASSERT(args.size() == params_.size(), "wrong number of arguments to a compiled function");
+    for (size_t i = 0; i < args.size(); ++i)
+      SCN_ASSERT(args[i].dtype == params_[i].dtype && args[i].shape == params_[i].shape,
+                 "argument " + std::to_string(i) + " does not match " + typeString(params_[i]));
+    size_t n = prog_.buffers.size();
+    std::vector<std::shared_ptr<Buffer>> owners(n);
+    std::vector<void*> table(n);
+    size_t tempBytes = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const kir::BufferInfo& b = prog_.buffers[i];
+      switch (b.kind) {
+        case kir::BufferKind::Param: owners[i] = args.at(b.index).buffer; break;
+        case kir::BufferKind::Const: owners[i] = prog_.consts.at(b.index).buffer; break;
+        case kir::BufferKind::Temp:
+          owners[i] = std::make_shared<Buffer>(b.bytes());
+          tempBytes += b.bytes();
+          break;
+      }
+      if (!owners[i]) owners[i] = std::make_shared<Buffer>(0);
+      table[i] = owners[i]->data();
+    }
+    RuntimeCtx ctx;
+    ctx.pool = pool_.get();
+    code_->fn(table.data(), &ctx);
+    std::vector<Array> out;
+    for (size_t r = 0; r < prog_.results.size(); ++r) {
+      // After swaps a slot may hold another slot's memory: find the owner of the pointer.
+      void* p = table[prog_.results[r]];
+      std::shared_ptr<Buffer> owner;
+      for (size_t i = 0; i < n && !owner; ++i)
+        if (owners[i]->data() == p) owner = owners[i];
+      SCN_ASSERT(owner, "result buffer has no owner");
+      Array a;
+      a.dtype = results_[r].dtype;
+      a.shape = results_[r].shape;
+      a.buffer = owner;
+      out.push_back(std::move(a));
+    }
+    if (stats) {
+      stats->runMs = msSince(t0);
+      stats->peakBytes = tempBytes;
+      stats->copiedBytes = static_cast<size_t>(ctx.copiedBytes);
+    }
+    return out;
+  }
+
+ private:
+  kir::Program prog_;
+  std::vector<Type> params_, results_;
+  std::shared_ptr<Compiled> code_;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+/// Lowers and optimises `f` into a fresh module (shared by compile, emitLLVM and emitAsm).
+std::unique_ptr<llvm::Module> buildModule(const kir::Program& p, llvm::LLVMContext& ctx,
+                                          const std::string& mainName, llvm::TargetMachine& tm,
+                                          int optLevel) {
+  std::unique_ptr<llvm::Module> m = emitModule(p, ctx, mainName, tm);
+  optimiseModule(*m, tm, optLevel);
+  return m;
+}
+
+class CpuBackend : public Backend {
+ public:
+  explicit CpuBackend(int optLevel) : opt_(optLevel) {
+    unsigned hw = std::thread::hardware_concurrency();
+    pool_ = std::make_shared<ThreadPool>(hw == 0 ? 1 : static_cast<int>(hw));
+  }
+
+  std::string name() const override { return "cpu"; }
+
+  std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto t0 = Clock::now();
+    kir::Program prog = kir::lower(*f);
+    std::string name = prog.name;
+    prog.name = "";  // the cache key does not depend on the function's name
+    std::string key = kir::printKernels(prog);
+    prog.name = name;
+    double lowerMs = msSince(t0);
+    if (stats) {
+      stats->optimiseMs = lowerMs;
+      stats->kernels = static_cast<int>(prog.kernels.size());
+      stats->cacheHit = false;
+    }
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      if (stats) stats->cacheHit = true;
+      return std::make_unique<CpuExecutable>(std::move(prog), *f, it->second, pool_);
+    }
+    auto t1 = Clock::now();
+    if (!jit_) jit_ = std::make_shared<JitSession>(opt_);
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::string mainName = "scn_main_" + std::to_string(counter_++);
+    std::unique_ptr<llvm::Module> m = buildModule(prog, *ctx, mainName, jit_->targetMachine(), opt_);
+    auto code = std::make_shared<Compiled>();
+    code->jit = jit_;
+    code->fn = reinterpret_cast<MainFn>(jit_->add(std::move(m), std::move(ctx), mainName));
+    if (stats) stats->codegenMs = msSince(t1);
+    cache_[key] = code;
+    return std::make_unique<CpuExecutable>(std::move(prog), *f, code, pool_);
+  }
+
+ private:
+  int opt_;
+  std::mutex mutex_;
+  std::shared_ptr<JitSession> jit_;
+  std::shared_ptr<ThreadPool> pool_;
+  std::unordered_map<std::string, std::shared_ptr<Compiled>> cache_;
+  int counter_ = 0;
+};
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
+  return std::make_unique<cpu::CpuBackend>(optLevel);
+}
+
+std::string emitLLVM(const FuncPtr& f, int optLevel) {
+  kir::Program prog = kir::lower(*f);
+  auto tm = cpu::hostTargetMachine(optLevel);
+  llvm::LLVMContext ctx;
+  auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m->print(os, nullptr);
+  return os.str();
+}
+
+std::string emitAsm(const FuncPtr& f, int optLevel) {
+  kir::Program prog = kir::lower(*f);
+  auto tm = cpu::hostTargetMachine(optLevel);
+  llvm::LLVMContext ctx;
+  auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);
+  llvm::SmallString<4096> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    fail("E0410", Span{}, "the CPU JIT cannot emit assembly for this target");
+  pm.run(*m);
+  return std::string(buf.str());
+}
+
+}  // namespace scn

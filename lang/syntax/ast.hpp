@@ -43,6 +43,9 @@ enum class BinaryOp {
 /// The surface spelling of an operator ("+", "//", "&&"...).
 const char* spelling(UnaryOp op);
 const char* spelling(BinaryOp op);
+/// Binding strength of a binary operator, loosest first: `||` 1, `&&` 2, comparisons 3,
+/// `+ -` 4, `* / // % @` 5, `**` 7 (unary `-` and `!` sit at 6, between `*` and `**`).
+int precedence(BinaryOp op);
 
 struct Expr {
   ExprKind kind;

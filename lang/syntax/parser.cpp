@@ -1,1 +1,460 @@
-// placeholder; replaced by its owner
+// The parser: token handling, error recovery, statements, and the public entry points.
+#include "lang/syntax/parser.hpp"
+
+#include "lang/syntax/literals.hpp"
+#include "lang/syntax/parser_impl.hpp"
+
+namespace scn {
+
+namespace {
+
+TokenKind closerOf(TokenKind open) {
+  switch (open) {
+    case TokenKind::LParen: return TokenKind::RParen;
+    case TokenKind::LBracket: return TokenKind::RBracket;
+    case TokenKind::LBrace: return TokenKind::RBrace;
+    default: return TokenKind::Pipe;
+  }
+}
+
+bool isCloser(TokenKind k) {
+  return k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace;
+}
+
+bool isOpener(TokenKind k) {
+  return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace;
+}
+
+bool startsStatementLine(TokenKind k) {
+  return k == TokenKind::KwLet || k == TokenKind::KwFn || k == TokenKind::KwFor ||
+         k == TokenKind::KwImport;
+}
+
+bool canStartExpression(TokenKind k) {
+  switch (k) {
+    case TokenKind::Number: case TokenKind::String: case TokenKind::Ident:
+    case TokenKind::KwTrue: case TokenKind::KwFalse: case TokenKind::KwNone:
+    case TokenKind::KwIf: case TokenKind::LParen: case TokenKind::LBrace:
+    case TokenKind::Minus: case TokenKind::Bang: case TokenKind::Pipe:
+    case TokenKind::PipePipe:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string lineColText(const Span& s) {
+  auto [line, col] = s.file->lineCol(s.begin);
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+}  // namespace
+
+Parser::Parser(std::shared_ptr<SourceFile> file, DiagnosticSink& sink)
+    : file_(std::move(file)), sink_(sink), lexer_(*file_, sink) {
+  errorsAtStart_ = sink_.errorCount();
+}
+
+// ---- tokens ----
+
+const Token& Parser::peek(size_t n) {
+  while (ahead_.size() <= n) {
+    ahead_.push_back(lexer_.next());
+    if (!stopped_ && tooManyErrors()) fail("", ahead_.back().span, "");
+  }
+  return ahead_[n];
+}
+
+Token Parser::take() {
+  peek();
+  Token t = std::move(ahead_.front());
+  ahead_.pop_front();
+  ++consumed_;
+  if (t.kind != TokenKind::End) prevEnd_ = t.span.end;
+  if (isOpener(t.kind)) ++brackets_;
+  if (isCloser(t.kind)) --brackets_;
+  return t;
+}
+
+bool Parser::accept(TokenKind k) {
+  if (!at(k)) return false;
+  take();
+  return true;
+}
+
+Token Parser::expect(TokenKind k, const std::string& context, const std::string& help) {
+  if (at(k)) return take();
+  expected(std::string("`") + tokenSpelling(k) + "` " + context, help);
+}
+
+Token Parser::expectClose(const Token& open, const char* items) {
+  TokenKind close = closerOf(open.kind);
+  if (at(close)) return take();
+  const Token& t = peek();
+  if (t.kind == TokenKind::Error) throw ParseAbort{};
+  if (t.kind == TokenKind::End) {
+    if (eofReported_) throw ParseAbort{};
+    eofReported_ = true;
+  }
+  std::string help;
+  if (items && canStartExpression(t.kind))
+    help = std::string("separate the ") + items + " with `,`";
+  std::string o = tokenSpelling(open.kind), c = tokenSpelling(close);
+  fail("E0011", t.span,
+       "expected `" + c + "` to close `" + o + "` opened at " + lineColText(open.span) +
+           ", found " + describe(t),
+       help, {DiagNote{open.span, "`" + o + "` opened here"}});
+}
+
+Span Parser::from(const Span& begin) const {
+  return Span{begin.file, begin.begin, prevEnd_ > begin.begin ? prevEnd_ : begin.end};
+}
+
+bool Parser::continues() { return ignoreNewlines_ || !peek().newlineBefore; }
+
+// ---- errors ----
+
+bool Parser::tooManyErrors() const {
+  return sink_.errorCount() - errorsAtStart_ >= kMaxSyntaxErrors;
+}
+
+void Parser::report(const std::string& code, Span span, std::string message, std::string help,
+                    std::vector<DiagNote> notes) {
+  if (stopped_) throw ParseAbort{};
+  if (!code.empty()) {
+    Diagnostic d;
+    d.code = code;
+    d.span = span;
+    d.message = std::move(message);
+    d.help = std::move(help);
+    d.notes = std::move(notes);
+    sink_.report(std::move(d));
+  }
+  if (tooManyErrors()) {
+    stopped_ = true;
+    Diagnostic d;
+    d.severity = Severity::Note;
+    d.span = span;
+    d.message = "stopping after " + std::to_string(kMaxSyntaxErrors) + " errors";
+    sink_.report(std::move(d));
+    throw ParseAbort{};
+  }
+}
+
+void Parser::fail(const std::string& code, Span span, std::string message, std::string help,
+                  std::vector<DiagNote> notes) {
+  report(code, span, std::move(message), std::move(help), std::move(notes));
+  throw ParseAbort{};
+}
+
+void Parser::expected(const std::string& what, std::string help) {
+  const Token& t = peek();
+  if (t.kind == TokenKind::Error) throw ParseAbort{};  // the lexer reported it
+  if (t.kind == TokenKind::End) {
+    if (eofReported_) throw ParseAbort{};
+    eofReported_ = true;
+  }
+  fail("E0010", t.span, "expected " + what + ", found " + describe(t), std::move(help));
+}
+
+// Skips what is left of an abandoned statement: Note [Error recovery]. `openBrackets` is the
+// number of brackets the statement opened and did not close.
+void Parser::synchronize(int openBrackets) {
+  int depth = openBrackets > 0 ? openBrackets : 0;
+  for (;;) {
+    const Token& t = peek();
+    if (t.kind == TokenKind::End) return;
+    if (t.newlineBefore && (depth == 0 || startsStatementLine(t.kind))) return;
+    if (depth == 0 && t.kind == TokenKind::Semi) return;
+    if (depth == 0 && t.kind == TokenKind::RBrace && blockDepth_ > 0) return;
+    if (isOpener(t.kind)) ++depth;
+    if (isCloser(t.kind) && depth > 0) --depth;
+    take();
+  }
+}
+
+// ---- statements ----
+
+// statements := { ';' } [ statement { (';' | NEWLINE) { ';' } statement } ] { ';' }
+void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trailingSemi) {
+  bool lastSemi = false;
+  for (;;) {
+    while (at(TokenKind::Semi)) {
+      take();
+      lastSemi = true;
+    }
+    if (at(TokenKind::End) || (inBlock && at(TokenKind::RBrace))) break;
+    uint64_t start = consumed_;
+    int mark = brackets_;
+    try {
+      const Token& first = peek();
+      if (isCloser(first.kind))
+        fail("E0012", first.span, "unmatched `" + std::string(tokenSpelling(first.kind)) + "`",
+             "remove it, or check the brackets before it");
+      StmtPtr s = parseStatement(!inBlock);
+      lastSemi = false;
+      if (s) out.push_back(std::move(s));
+      const Token& t = peek();
+      if (t.kind == TokenKind::Semi || t.kind == TokenKind::End || t.newlineBefore ||
+          (inBlock && t.kind == TokenKind::RBrace))
+        continue;
+      if (isCloser(t.kind))
+        fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
+             "remove it, or check the brackets before it");
+      std::string help = "put each statement on its own line, or separate them with `;`";
+      if (!out.empty() && out.back()->kind == StmtKind::Expr) {
+        const Expr& e = *static_cast<const ExprStmt&>(*out.back()).expr;
+        if (e.kind == ExprKind::Name && static_cast<const NameExpr&>(e).name == "return")
+          help = "scn has no `return`: the last expression of a block is its value";
+      }
+      fail("E0019", t.span, "expected `;` or a line break after the statement, found " + describe(t),
+           help);
+    } catch (ParseAbort&) {
+      if (stopped_) throw;
+      synchronize(brackets_ - mark);
+      brackets_ = mark;
+      if (consumed_ == start && !at(TokenKind::End) && !(inBlock && at(TokenKind::RBrace)))
+        take();
+      lastSemi = false;
+    }
+  }
+  if (trailingSemi) *trailingSemi = lastSemi;
+}
+
+// statement := let | fn | for | import | expr [ '=' expr ]
+StmtPtr Parser::parseStatement(bool topLevel) {
+  switch (peek().kind) {
+    case TokenKind::KwLet: return parseLet();
+    case TokenKind::KwFn: return parseFn();
+    case TokenKind::KwFor: return parseFor();
+    case TokenKind::KwImport: return parseImport(topLevel);
+    default: return parseExprOrAssign();
+  }
+}
+
+// let := 'let' pattern '=' expr
+StmtPtr Parser::parseLet() {
+  Token kw = take();
+  auto s = std::make_unique<LetStmt>(kw.span);
+  s->pattern = parsePattern();
+  expect(TokenKind::Eq, "after the pattern of `let`",
+         at(TokenKind::EqEq) ? "a binding is written with one `=`" : "");
+  s->value = parseExpr();
+  s->span = from(kw.span);
+  return s;
+}
+
+// pattern := IDENT | '_' | '(' [ pattern { ',' pattern } [ ',' ] ] ')'
+// `(p)` is just `p`; `(p,)` is a one-element tuple.
+Pattern Parser::parsePattern() {
+  Pattern p;
+  p.span = peek().span;
+  if (at(TokenKind::Ident)) {
+    p.kind = PatternKind::Name;
+    p.name = std::string(take().span.text());
+    return p;
+  }
+  if (accept(TokenKind::Underscore)) {
+    p.kind = PatternKind::Wildcard;
+    return p;
+  }
+  if (!at(TokenKind::LParen)) expected("a name, `_` or `(` in a pattern");
+  Nest nest(*this, p.span);
+  Restore<bool> nl(ignoreNewlines_, true);
+  Token open = take();
+  p.kind = PatternKind::Tuple;
+  bool comma = false;
+  while (!at(TokenKind::RParen)) {
+    p.elems.push_back(parsePattern());
+    if (!accept(TokenKind::Comma)) break;
+    comma = true;
+  }
+  expectClose(open, "patterns");
+  if (p.elems.size() == 1 && !comma) return std::move(p.elems[0]);
+  p.span = from(open.span);
+  return p;
+}
+
+// params := [ param { ',' param } [ ',' ] ]      param := [ 'static' ] ( IDENT | '_' )
+std::vector<Param> Parser::parseParams(TokenKind close, const Token& open) {
+  std::vector<Param> params;
+  while (!at(close)) {
+    Param p;
+    p.span = peek().span;
+    p.isStatic = accept(TokenKind::KwStatic);
+    if (!at(TokenKind::Ident) && !at(TokenKind::Underscore))
+      expected(p.isStatic ? "a parameter name after `static`" : "a parameter name");
+    Token name = take();
+    p.name = std::string(name.span.text());
+    p.span = from(p.span);
+    for (const Param& q : params)
+      if (q.name == p.name && p.name != "_")
+        report("E0021", name.span, "parameter `" + p.name + "` is declared twice",
+               "rename one of them, or write `_` for a parameter that is not used",
+               {DiagNote{q.span, "first declared here"}});
+    params.push_back(std::move(p));
+    if (!accept(TokenKind::Comma)) break;
+  }
+  return params;
+}
+
+// fn := 'fn' IDENT '(' params ')' ( '=' expr | block )
+StmtPtr Parser::parseFn() {
+  Token kw = take();
+  if (!at(TokenKind::Ident)) expected("a function name after `fn`");
+  Token name = take();
+  auto s = std::make_unique<FnStmt>(kw.span);
+  s->name = std::string(name.span.text());
+  s->nameSpan = name.span;
+  if (!at(TokenKind::LParen))
+    expected("`(` after the function name", "a function is written `fn " + s->name +
+                                                 "(a, b) = a + b` or `fn " + s->name +
+                                                 "(a, b) { ... }`");
+  {
+    Token open = take();
+    Restore<bool> nl(ignoreNewlines_, true);
+    s->params = parseParams(TokenKind::RParen, open);
+    expectClose(open, "parameters");
+  }
+  if (accept(TokenKind::Eq)) {
+    s->body = parseExpr();
+  } else if (at(TokenKind::LBrace)) {
+    s->body = parseBlock();
+  } else {
+    expected("`=` or `{` after the parameters of `" + s->name + "`");
+  }
+  s->span = from(kw.span);
+  return s;
+}
+
+// for := 'for' ( IDENT | '_' ) 'in' expr '..' expr block
+StmtPtr Parser::parseFor() {
+  Token kw = take();
+  const char* form = "a loop is written `for i in 0..n { ... }`";
+  if (!at(TokenKind::Ident) && !at(TokenKind::Underscore))
+    expected("a loop variable after `for`", form);
+  Token var = take();
+  auto s = std::make_unique<ForStmt>(kw.span);
+  s->var = std::string(var.span.text());
+  s->varSpan = var.span;
+  expect(TokenKind::KwIn, "after the loop variable", form);
+  s->lo = parseExpr();
+  expect(TokenKind::DotDot, "after the start of the range", form);
+  s->hi = parseExpr();
+  if (!at(TokenKind::LBrace)) expected("`{` to start the loop body", form);
+  s->body = parseBlock();
+  s->span = from(kw.span);
+  return s;
+}
+
+// import := 'import' STRING          (only at the top level of a file)
+StmtPtr Parser::parseImport(bool topLevel) {
+  Token kw = take();
+  if (!at(TokenKind::String))
+    expected("a file name in quotes after `import`", "write `import \"file.scn\"`");
+  Token path = take();
+  auto s = std::make_unique<ImportStmt>(from(kw.span));
+  s->path = path.text;
+  if (!topLevel) {
+    report("E0022", s->span, "`import` is only allowed at the top level of a file",
+           "move the import to the top of the file");
+    return nullptr;
+  }
+  return s;
+}
+
+// exprOrAssign := expr [ '=' expr ]          (the left side of `=` must be a name)
+StmtPtr Parser::parseExprOrAssign() {
+  ExprPtr e = parseExpr();
+  if (at(TokenKind::Eq) && continues()) {
+    take();
+    if (e->kind != ExprKind::Name) {
+      std::string help = "only a name can be rebound with `=`";
+      if (e->kind == ExprKind::Tuple)
+        help = "to bind several names, write `let (a, b) = ...`";
+      else if (e->kind == ExprKind::Index || e->kind == ExprKind::Field ||
+               e->kind == ExprKind::Attr)
+        help = "values are immutable; bind the updated value to a name, e.g. with `where`";
+      fail("E0016", e->span, "cannot assign to this expression", help);
+    }
+    auto s = std::make_unique<AssignStmt>(e->span);
+    s->name = static_cast<NameExpr&>(*e).name;
+    s->nameSpan = e->span;
+    s->value = parseExpr();
+    s->span = from(e->span);
+    return s;
+  }
+  auto s = std::make_unique<ExprStmt>(e->span);
+  s->expr = std::move(e);
+  return s;
+}
+
+// program := statements END
+Program Parser::parseProgram() {
+  Program p;
+  p.source = file_;
+  try {
+    if (file_->text().size() >= UINT32_MAX)
+      fail("E0023", Span{}, "source file `" + file_->name() + "` is too large (4 GiB or more)");
+    parseStatements(p.stmts, false, nullptr);
+  } catch (ParseAbort&) {
+  }
+  return p;
+}
+
+ExprPtr Parser::parseSingleExpression() {
+  try {
+    ExprPtr e = parseExpr();
+    if (!at(TokenKind::End)) expected("the end of the input after the expression");
+    if (sink_.errorCount() > errorsAtStart_) return nullptr;
+    return e;
+  } catch (ParseAbort&) {
+    return nullptr;
+  }
+}
+
+// ---- public entry points ----
+
+Program parseProgram(std::shared_ptr<SourceFile> file, DiagnosticSink& sink) {
+  Parser p(std::move(file), sink);
+  return p.parseProgram();
+}
+
+ExprPtr parseExpression(const std::shared_ptr<SourceFile>& file, DiagnosticSink& sink) {
+  Parser p(file, sink);
+  return p.parseSingleExpression();
+}
+
+bool isIncomplete(const std::string& text) {
+  SourceFile file("<input>", text);
+  DiagnosticSink sink;
+  Lexer lexer(file, sink);
+  int open = 0;
+  Token last;
+  for (;;) {
+    Token t = lexer.next();
+    if (t.kind == TokenKind::End) break;
+    if (isOpener(t.kind)) ++open;
+    if (isCloser(t.kind) && open > 0) --open;
+    last = std::move(t);
+  }
+  for (const Diagnostic& d : sink.all())
+    if (d.code == "E0003") return true;  // unterminated string
+  if (open > 0) return true;
+  switch (last.kind) {
+    case TokenKind::Plus: case TokenKind::Minus: case TokenKind::Star: case TokenKind::Slash:
+    case TokenKind::SlashSlash: case TokenKind::Percent: case TokenKind::StarStar:
+    case TokenKind::At: case TokenKind::EqEq: case TokenKind::BangEq: case TokenKind::Lt:
+    case TokenKind::Le: case TokenKind::Gt: case TokenKind::Ge: case TokenKind::AmpAmp:
+    case TokenKind::PipePipe: case TokenKind::Bang: case TokenKind::Eq: case TokenKind::Comma:
+    case TokenKind::DotDot: case TokenKind::Pipe: case TokenKind::Dot:
+    case TokenKind::KwLet: case TokenKind::KwFn: case TokenKind::KwStatic:
+    case TokenKind::KwFor: case TokenKind::KwIn: case TokenKind::KwIf: case TokenKind::KwElse:
+    case TokenKind::KwImport:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace scn

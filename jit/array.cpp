@@ -1,0 +1,216 @@
+// Concrete arrays: aligned buffers, shape arithmetic, element access and printing.
+#include "jit/array.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "jit/scalar.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn {
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+std::string typeText(DType dtype, const Shape& shape) {
+  std::string s = dtypeName(dtype);
+  s += "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+// ---- shapes ----
+
+int64_t numElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) fail("E0402", Span{}, "invalid shape " + shapeString(shape) + ": negative dimension");
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+      fail("E0402", Span{}, "shape " + shapeString(shape) + " has too many elements",
+           "the number of elements must fit in a signed 64-bit integer");
+    n *= d;
+  }
+  return n;
+}
+
+std::string shapeString(const Shape& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+// ---- buffers ----
+
+Buffer::Buffer(size_t bytes) : bytes_(bytes) {
+  // aligned_alloc wants a size that is a multiple of the alignment (and never 0 here).
+  size_t rounded = bytes == 0 ? kAlignment : bytes;
+  if (rounded % kAlignment) {
+    if (rounded > std::numeric_limits<size_t>::max() - kAlignment)
+      fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
+    rounded += kAlignment - rounded % kAlignment;
+  }
+  data_ = std::aligned_alloc(kAlignment, rounded);
+  if (!data_) fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
+}
+
+Buffer::~Buffer() { std::free(data_); }
+
+// ---- arrays ----
+
+Array::Array(DType dtype_, Shape shape_) : dtype(dtype_), shape(std::move(shape_)) {
+  int64_t n = numElements(shape);
+  size_t es = dtypeSize(dtype);
+  if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / es)
+    fail("E0401", Span{}, "cannot allocate an array of type " + typeText(dtype, shape),
+         "its size in bytes does not fit in memory addresses");
+  size_t bytes = static_cast<size_t>(n) * es;
+  try {
+    buffer = std::make_shared<Buffer>(bytes);
+  } catch (const UserError&) {
+    fail("E0401", Span{},
+         "cannot allocate " + std::to_string(bytes) + " bytes for " + typeText(dtype, shape),
+         "the machine is out of memory; use smaller arrays");
+  } catch (const std::bad_alloc&) {
+    fail("E0401", Span{},
+         "cannot allocate " + std::to_string(bytes) + " bytes for " + typeText(dtype, shape),
+         "the machine is out of memory; use smaller arrays");
+  }
+}
+
+double Array::getDouble(int64_t i) const {
+  return dispatchDType(dtype, [&]<typename T>() -> double {
+    return ::scn::scalar::convert<double>(data<T>()[i]);
+  });
+}
+
+int64_t Array::getInt(int64_t i) const {
+  return dispatchDType(dtype, [&]<typename T>() -> int64_t {
+    return ::scn::scalar::convert<int64_t>(data<T>()[i]);
+  });
+}
+
+uint64_t Array::getUInt(int64_t i) const {
+  return dispatchDType(dtype, [&]<typename T>() -> uint64_t {
+    return ::scn::scalar::convert<uint64_t>(data<T>()[i]);
+  });
+}
+
+void Array::setDouble(int64_t i, double v) {
+  dispatchDType(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+}
+
+void Array::setInt(int64_t i, int64_t v) {
+  dispatchDType(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+}
+
+Array Array::scalar(DType dtype, double v) {
+  Array a(dtype, {});
+  a.setDouble(0, v);
+  return a;
+}
+
+Array Array::scalarInt(DType dtype, int64_t v) {
+  Array a(dtype, {});
+  a.setInt(0, v);
+  return a;
+}
+
+Array Array::clone() const {
+  Array a(dtype, shape);
+  if (bytes()) std::memcpy(a.raw(), raw(), bytes());
+  return a;
+}
+
+// ---- printing ----
+
+namespace {
+
+// Python's repr of a float: the shortest digits that round-trip in the dtype, fixed notation
+// when the decimal point falls within 16 digits (1000000.0, 0.0001), scientific otherwise
+// (1e+16, 1e-05); fixed forms always carry a '.'.
+template <typename F>
+std::string formatFloat(F v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);
+  // sci is "[-]d[.ddd]e(+|-)XX"
+  size_t epos = sci.find('e');
+  int exponent = std::atoi(sci.c_str() + epos + 1);
+  bool negative = sci[0] == '-';
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < epos; ++i)
+    if (sci[i] != '.') digits += sci[i];
+  int decpt = exponent + 1;  // value = 0.digits * 10^decpt
+  if (decpt <= -4 || decpt > 16) return sci;
+  std::string out = negative ? "-" : "";
+  int nd = static_cast<int>(digits.size());
+  if (decpt <= 0) {
+    out += "0." + std::string(-decpt, '0') + digits;
+  } else if (decpt >= nd) {
+    out += digits + std::string(decpt - nd, '0') + ".0";
+  } else {
+    out += digits.substr(0, decpt) + "." + digits.substr(decpt);
+  }
+  return out;
+}
+
+std::string formatElement(const Array& a, int64_t i) {
+  return dispatchDType(a.dtype, [&]<typename T>() -> std::string {
+    T v = a.data<T>()[i];
+    if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+    else if constexpr (std::is_floating_point_v<T>) return formatFloat(v);
+    else return std::to_string(v);
+  });
+}
+
+constexpr int64_t kSummaryThreshold = 1000;  // NumPy's print threshold
+constexpr int64_t kEdgeItems = 3;            // NumPy's edgeitems
+
+void formatAxis(const Array& a, size_t axis, int64_t offset, const std::vector<int64_t>& strides,
+                bool summarise, std::string& out) {
+  if (axis == a.shape.size()) {
+    out += formatElement(a, offset);
+    return;
+  }
+  int64_t dim = a.shape[axis];
+  out += "[";
+  bool cut = summarise && dim > 2 * kEdgeItems;
+  bool first = true;
+  for (int64_t i = 0; i < dim; ++i) {
+    if (cut && i == kEdgeItems) {
+      out += ", ...";
+      i = dim - kEdgeItems;
+    }
+    if (!first) out += ", ";
+    first = false;
+    formatAxis(a, axis + 1, offset + i * strides[axis], strides, summarise, out);
+  }
+  out += "]";
+}
+
+}  // namespace
+
+std::string formatArray(const Array& a) {
+  std::vector<int64_t> strides(a.shape.size(), 1);
+  for (size_t i = a.shape.size(); i-- > 1;) strides[i - 1] = strides[i] * a.shape[i];
+  std::string out;
+  formatAxis(a, 0, 0, strides, a.size() > kSummaryThreshold, out);
+  return out;
+}
+
+}  // namespace scn

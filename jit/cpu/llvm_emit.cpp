@@ -1,0 +1,405 @@
+// Kernel IR -> LLVM IR: each kernel becomes a loop nest over noalias buffer pointers, and the
+// sequential program becomes one entry function over the table of buffer pointers.
+#include <functional>
+#include <map>
+#include <set>
+
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "jit/cpu/llvm_emit.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn::cpu {
+
+using llvm::Value;
+using namespace kir;
+
+namespace {
+
+// Note [Parallel kernels]
+// A kernel whose work (points times inner loop trips) reaches kParallelWork and whose first
+// dimension has at least two indices is run by scn_parallel_for, which splits dims[0] across
+// the thread pool; smaller kernels run on the calling thread.
+constexpr int64_t kParallelWork = int64_t(1) << 16;
+
+int64_t innerWork(const std::vector<Stmt>& body) {
+  int64_t w = 1;
+  for (const Stmt& s : body)
+    if (s.kind == StmtKind::Loop) w += s.extent * innerWork(s.body);
+  return w;
+}
+
+void collectBuffers(const ExprP& e, std::set<int>& out) {
+  if (e->kind == ExprKind::Load) out.insert(e->id);
+  for (const ExprP& a : e->args) collectBuffers(a, out);
+}
+
+void collectHostVars(const ExprP& e, std::set<int>& out) {
+  if (e->kind == ExprKind::HostVar) out.insert(e->id);
+  for (const ExprP& a : e->args) collectHostVars(a, out);
+}
+
+void collectHostVars(const std::vector<Stmt>& body, std::set<int>& out) {
+  for (const Stmt& s : body) {
+    if (s.index) collectHostVars(s.index, out);
+    if (s.value) collectHostVars(s.value, out);
+    collectHostVars(s.body, out);
+  }
+}
+
+void collectBuffers(const std::vector<Stmt>& body, std::set<int>& out) {
+  for (const Stmt& s : body) {
+    if (s.kind == StmtKind::Store) {
+      out.insert(s.buffer);
+      collectBuffers(s.index, out);
+    }
+    if (s.value) collectBuffers(s.value, out);
+    collectBuffers(s.body, out);
+  }
+}
+
+/// Emits expressions; the context says what indices, host vars, locals and buffers are.
+struct ExprEmitter {
+  explicit ExprEmitter(llvm::IRBuilder<>& builder) : b(builder) {}
+  llvm::IRBuilder<>& b;
+  std::function<Value*(int)> index, hostVar, bufferPtr;
+  std::vector<llvm::AllocaInst*>* locals = nullptr;
+  const std::vector<DType>* localTypes = nullptr;
+
+  Value* emit(const ExprP& e) {
+    llvm::LLVMContext& c = b.getContext();
+    switch (e->kind) {
+      case ExprKind::Const:
+        if (isFloat(e->dtype)) return llvm::ConstantFP::get(regType(c, e->dtype), e->fval);
+        return llvm::ConstantInt::get(regType(c, e->dtype), static_cast<uint64_t>(e->ival), true);
+      case ExprKind::Index: return index(e->id);
+      case ExprKind::HostVar: return hostVar(e->id);
+      case ExprKind::Local:
+        return b.CreateLoad(regType(c, localTypes->at(e->id)), locals->at(e->id));
+      case ExprKind::Load: {
+        llvm::Type* mt = memType(c, e->dtype);
+        Value* p = b.CreateInBoundsGEP(mt, bufferPtr(e->id), {emit(e->args[0])});
+        Value* v = b.CreateLoad(mt, p);
+        return e->dtype == DType::Bool ? b.CreateICmpNE(v, llvm::ConstantInt::get(mt, 0)) : v;
+      }
+      case ExprKind::Op: {
+        std::vector<Value*> args;
+        for (const ExprP& a : e->args) args.push_back(emit(a));
+        DType t = e->op == Op::Select ? e->args[1]->dtype : e->args[0]->dtype;
+        return emitScalarOp(b, e->op, t, args);
+      }
+      case ExprKind::Convert: return emitConvert(b, e->args[0]->dtype, e->dtype, emit(e->args[0]));
+      case ExprKind::Arith: {
+        Value* x = emit(e->args[0]);
+        Value* y = emit(e->args[1]);
+        switch (e->arith) {
+          case Arith::Add: return b.CreateNSWAdd(x, y);
+          case Arith::Sub: return b.CreateNSWSub(x, y);
+          case Arith::Mul: return b.CreateNSWMul(x, y);
+          case Arith::Div: return b.CreateUDiv(x, y);
+          case Arith::Rem: return b.CreateURem(x, y);
+          case Arith::Min: return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y);
+          case Arith::Max: return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y);
+        }
+      }
+    }
+    internalError("unknown kernel expression");
+  }
+};
+
+/// for (iv = lo; iv < hi; ++iv) body(iv), leaving the builder after the loop.
+void emitLoop(llvm::IRBuilder<>& b, Value* lo, Value* hi, const std::function<void(Value*)>& body) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& c = b.getContext();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(c, "loop", fn);
+  auto* bodyBB = llvm::BasicBlock::Create(c, "body", fn);
+  auto* exit = llvm::BasicBlock::Create(c, "exit", fn);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* iv = b.CreatePHI(lo->getType(), 2);
+  iv->addIncoming(lo, pre);
+  b.CreateCondBr(b.CreateICmpSLT(iv, hi), bodyBB, exit);
+  b.SetInsertPoint(bodyBB);
+  body(iv);
+  Value* next = b.CreateNSWAdd(iv, llvm::ConstantInt::get(lo->getType(), 1));
+  iv->addIncoming(next, b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+class ModuleEmitter {
+ public:
+  ModuleEmitter(const Program& p, llvm::Module& m, llvm::TargetMachine& tm)
+      : p_(p), m_(m), c_(m.getContext()), b_(c_), tm_(tm) {
+    i64_ = llvm::Type::getInt64Ty(c_);
+    i32_ = llvm::Type::getInt32Ty(c_);
+    ptr_ = llvm::PointerType::getUnqual(c_);
+    void_ = llvm::Type::getVoidTy(c_);
+  }
+
+  void run(const std::string& mainName) {
+    for (size_t i = 0; i < p_.kernels.size(); ++i) kernels_.push_back(emitKernel(p_.kernels[i], mainName));
+    emitMain(mainName);
+  }
+
+ private:
+  void setTarget(llvm::Function* f) {
+    f->addFnAttr("target-cpu", tm_.getTargetCPU());
+    f->addFnAttr("target-features", tm_.getTargetFeatureString());
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  void emitStmts(ExprEmitter& ee, const Kernel& k, const std::vector<Stmt>& body,
+                 std::vector<llvm::AllocaInst*>& locals) {
+    for (const Stmt& s : body) {
+      switch (s.kind) {
+        case StmtKind::Let: {
+          llvm::FastMathFlags saved = b_.getFastMathFlags();
+          if (s.assoc) {
+            llvm::FastMathFlags fmf;
+            fmf.setAllowReassoc();
+            b_.setFastMathFlags(fmf);
+          }
+          Value* v = ee.emit(s.value);
+          b_.setFastMathFlags(saved);
+          b_.CreateStore(v, locals.at(s.local));
+          break;
+        }
+        case StmtKind::Store: {
+          DType t = p_.buffers.at(s.buffer).dtype;
+          Value* v = ee.emit(s.value);
+          if (t == DType::Bool) v = b_.CreateZExt(v, memType(c_, t));
+          Value* p = b_.CreateInBoundsGEP(memType(c_, t), ee.bufferPtr(s.buffer), {ee.emit(s.index)});
+          b_.CreateStore(v, p);
+          break;
+        }
+        case StmtKind::Loop:
+          emitLoop(b_, llvm::ConstantInt::get(i64_, 0), llvm::ConstantInt::get(i64_, s.extent),
+                   [&](Value* iv) {
+                     b_.CreateStore(iv, locals.at(s.local));
+                     emitStmts(ee, k, s.body, locals);
+                   });
+          break;
+      }
+    }
+  }
+
+  llvm::Function* emitKernel(const Kernel& k, const std::string& prefix) {
+    std::set<int> used;
+    collectBuffers(k.body, used);
+    std::vector<int> bufs(used.begin(), used.end());
+    std::map<int, int> argOf;
+    std::vector<llvm::Type*> params;
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      argOf[bufs[i]] = static_cast<int>(i);
+      params.push_back(ptr_);
+    }
+    params.insert(params.end(), {ptr_, i64_, i64_});
+    // The body takes each buffer as a noalias pointer (slots never alias; see lower.cpp).
+    auto* bodyTy = llvm::FunctionType::get(void_, params, false);
+    auto* body = llvm::Function::Create(bodyTy, llvm::Function::InternalLinkage,
+                                        prefix + "." + k.name + ".body", m_);
+    setTarget(body);
+    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    for (size_t i = 0; i < bufs.size(); ++i) body->addParamAttr(i, llvm::Attribute::NoAlias);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", body));
+    llvm::Value* hv = body->getArg(bufs.size());
+    llvm::Value* begin = body->getArg(bufs.size() + 1);
+    llvm::Value* end = body->getArg(bufs.size() + 2);
+    std::vector<llvm::AllocaInst*> locals;
+    for (DType t : k.locals) locals.push_back(b_.CreateAlloca(regType(c_, t)));
+    std::map<int, Value*> hostVals;
+    std::set<int> usedHostVars;
+    collectHostVars(k.body, usedHostVars);
+    for (int id : usedHostVars)  // host vars do not change during a kernel
+      hostVals[id] = b_.CreateLoad(i64_, b_.CreateInBoundsGEP(i64_, hv, {b_.getInt64(id)}));
+    std::vector<Value*> ivs(k.dims.size(), nullptr);
+    ExprEmitter ee{b_};
+    ee.index = [&](int d) { return ivs.at(d); };
+    ee.hostVar = [&](int id) -> Value* { return hostVals.at(id); };
+    ee.bufferPtr = [&](int buf) -> Value* { return body->getArg(argOf.at(buf)); };
+    ee.locals = &locals;
+    ee.localTypes = &k.locals;
+    std::function<void(size_t)> nest = [&](size_t d) {
+      if (d == k.dims.size()) {
+        emitStmts(ee, k, k.body, locals);
+        return;
+      }
+      Value* lo = d == 0 ? begin : b_.getInt64(0);
+      Value* hi = d == 0 ? end : b_.getInt64(k.dims[d]);
+      emitLoop(b_, lo, hi, [&](Value* iv) {
+        ivs[d] = iv;
+        nest(d + 1);
+      });
+    };
+    nest(0);
+    b_.CreateRetVoid();
+
+    auto* wrapTy = llvm::FunctionType::get(void_, {ptr_, ptr_, i64_, i64_}, false);
+    auto* wrap = llvm::Function::Create(wrapTy, llvm::Function::InternalLinkage,
+                                        prefix + "." + k.name, m_);
+    setTarget(wrap);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", wrap));
+    std::vector<Value*> args;
+    for (int buf : bufs)
+      args.push_back(b_.CreateLoad(ptr_, b_.CreateInBoundsGEP(ptr_, wrap->getArg(0), {b_.getInt64(buf)})));
+    args.insert(args.end(), {wrap->getArg(1), wrap->getArg(2), wrap->getArg(3)});
+    b_.CreateCall(body, args);
+    b_.CreateRetVoid();
+    return wrap;
+  }
+
+  // ---- the sequential program ----
+
+  Value* slotPtr(int buf) { return b_.CreateInBoundsGEP(ptr_, bufs_, {b_.getInt64(buf)}); }
+
+  Value* locPtr(ExprEmitter& ee, const Loc& l) {
+    Value* base = b_.CreateLoad(ptr_, slotPtr(l.buffer));
+    if (!l.offset || isConstIdx(l.offset, 0)) return base;
+    llvm::Type* mt = memType(c_, p_.buffers.at(l.buffer).dtype);
+    return b_.CreateInBoundsGEP(mt, base, {ee.emit(l.offset)});
+  }
+
+  void emitSteps(ExprEmitter& ee, const std::vector<Step>& steps) {
+    for (const Step& s : steps) emitStep(ee, s);
+  }
+
+  void emitStep(ExprEmitter& ee, const Step& s) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    switch (s.kind) {
+      case StepKind::Launch: {
+        const Kernel& k = p_.kernels.at(s.kernel);
+        int64_t n = k.dims.empty() ? 1 : k.dims[0];
+        if (!k.dims.empty() && n >= 2 && k.points() * innerWork(k.body) >= kParallelWork) {
+          auto* ft = llvm::FunctionType::get(void_, {ptr_, ptr_, ptr_, ptr_, i64_}, false);
+          b_.CreateCall(m_.getOrInsertFunction("scn_parallel_for", ft),
+                        {ctx_, kernels_.at(s.kernel), bufs_, hv_, b_.getInt64(n)});
+        } else {
+          b_.CreateCall(kernels_.at(s.kernel), {bufs_, hv_, b_.getInt64(0), b_.getInt64(n)});
+        }
+        break;
+      }
+      case StepKind::Gemm: {
+        const Gemm& g = s.gemm;
+        auto* ft = llvm::FunctionType::get(
+            void_, {i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_, ptr_,
+                    i64_, i64_, i64_}, false);
+        b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
+                      {b_.getInt32(g.dtype == DType::F64), b_.getInt32(g.transA), b_.getInt32(g.transB),
+                       b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),
+                       b_.getInt64(g.lda), b_.getInt64(g.strideA), locPtr(ee, g.b), b_.getInt64(g.ldb),
+                       b_.getInt64(g.strideB), locPtr(ee, g.c), b_.getInt64(g.ldc),
+                       b_.getInt64(g.strideC), b_.getInt64(g.batch)});
+        break;
+      }
+      case StepKind::Loop: {
+        Value* slot = b_.CreateInBoundsGEP(i64_, hv_, {b_.getInt64(s.hostVar)});
+        emitLoop(b_, b_.getInt64(0), b_.getInt64(s.count), [&](Value* iv) {
+          b_.CreateStore(iv, slot);
+          emitSteps(ee, s.body);
+        });
+        break;
+      }
+      case StepKind::While: {
+        auto* header = llvm::BasicBlock::Create(c_, "while", fn);
+        auto* body = llvm::BasicBlock::Create(c_, "while.body", fn);
+        auto* exit = llvm::BasicBlock::Create(c_, "while.exit", fn);
+        b_.CreateBr(header);
+        b_.SetInsertPoint(header);
+        emitSteps(ee, s.cond);
+        Value* flag = b_.CreateLoad(b_.getInt8Ty(), locPtr(ee, s.flag));
+        b_.CreateCondBr(b_.CreateICmpNE(flag, b_.getInt8(0)), body, exit);
+        b_.SetInsertPoint(body);
+        emitSteps(ee, s.body);
+        b_.CreateBr(header);
+        b_.SetInsertPoint(exit);
+        break;
+      }
+      case StepKind::Switch: {
+        DType t = p_.buffers.at(s.flag.buffer).dtype;
+        Value* v = b_.CreateLoad(memType(c_, t), locPtr(ee, s.flag));
+        v = b_.CreateIntCast(v, i64_, isSignedInt(t));
+        int64_t n = static_cast<int64_t>(s.branches.size());
+        v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b_.getInt64(0));
+        v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b_.getInt64(n - 1));
+        auto* exit = llvm::BasicBlock::Create(c_, "switch.exit", fn);
+        llvm::SwitchInst* sw = b_.CreateSwitch(v, exit, static_cast<unsigned>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          auto* bb = llvm::BasicBlock::Create(c_, "case", fn);
+          sw->addCase(b_.getInt64(i), bb);
+          b_.SetInsertPoint(bb);
+          emitSteps(ee, s.branches[i]);
+          b_.CreateBr(exit);
+        }
+        b_.SetInsertPoint(exit);
+        break;
+      }
+      case StepKind::Copy: {
+        const BufferInfo& bi = p_.buffers.at(s.dst.buffer);
+        int64_t bytes = s.elems * static_cast<int64_t>(dtypeSize(bi.dtype));
+        b_.CreateMemCpy(locPtr(ee, s.dst), llvm::MaybeAlign(1), locPtr(ee, s.src), llvm::MaybeAlign(1),
+                        bytes);
+        if (s.carry) {
+          Value* counter = b_.CreateInBoundsGEP(b_.getInt8Ty(), ctx_, {b_.getInt64(8)});
+          b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64_, counter), b_.getInt64(bytes)), counter);
+        }
+        break;
+      }
+      case StepKind::Swap: {
+        Value* pa = slotPtr(s.a);
+        Value* pb = slotPtr(s.b);
+        Value* va = b_.CreateLoad(ptr_, pa);
+        Value* vb = b_.CreateLoad(ptr_, pb);
+        b_.CreateStore(vb, pa);
+        b_.CreateStore(va, pb);
+        break;
+      }
+    }
+  }
+
+  void emitMain(const std::string& name) {
+    auto* ft = llvm::FunctionType::get(void_, {ptr_, ptr_}, false);
+    auto* fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, m_);
+    setTarget(fn);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn));
+    bufs_ = fn->getArg(0);
+    ctx_ = fn->getArg(1);
+    hv_ = b_.CreateAlloca(llvm::ArrayType::get(i64_, std::max(1, p_.numHostVars)));
+    ExprEmitter ee{b_};
+    ee.index = [](int) -> Value* { internalError("parallel index outside a kernel"); };
+    ee.hostVar = [&](int id) -> Value* {
+      return b_.CreateLoad(i64_, b_.CreateInBoundsGEP(i64_, hv_, {b_.getInt64(id)}));
+    };
+    ee.bufferPtr = [&](int buf) -> Value* { return b_.CreateLoad(ptr_, slotPtr(buf)); };
+    emitSteps(ee, p_.steps);
+    b_.CreateRetVoid();
+  }
+
+  const Program& p_;
+  llvm::Module& m_;
+  llvm::LLVMContext& c_;
+  llvm::IRBuilder<> b_;
+  llvm::TargetMachine& tm_;
+  llvm::Type *i64_, *i32_, *ptr_, *void_;
+  std::vector<llvm::Function*> kernels_;
+  Value *bufs_ = nullptr, *ctx_ = nullptr, *hv_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> emitModule(const Program& p, llvm::LLVMContext& ctx,
+                                         const std::string& mainName, llvm::TargetMachine& tm) {
+  auto m = std::make_unique<llvm::Module>(mainName, ctx);
+  m->setDataLayout(tm.createDataLayout());
+  m->setTargetTriple(tm.getTargetTriple().str());
+  ModuleEmitter(p, *m, tm).run(mainName);
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os)) internalError("generated LLVM IR does not verify: " + os.str());
+  return m;
+}
+
+}  // namespace scn::cpu

@@ -1,0 +1,55 @@
+// Internal to jit/cpu: kernel IR -> LLVM IR, scalar semantics in LLVM, and the JIT session.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "jit/kernel/kernel_ir.hpp"
+
+namespace scn::cpu {
+
+/// The LLVM type a dtype has in registers (bool: i1) and in memory (bool: i8).
+llvm::Type* regType(llvm::LLVMContext& c, DType t);
+llvm::Type* memType(llvm::LLVMContext& c, DType t);
+
+/// One elementwise op of the op table on operands of dtype t, exactly as jit/scalar.hpp
+/// (Note [Scalar semantics]). Unary, Predicate, Binary, Compare and Select ops.
+llvm::Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<llvm::Value*>& a);
+/// convert<to>(v) of jit/scalar.hpp.
+llvm::Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* v);
+
+/// Builds the module for a program: one internal function per kernel and the entry `mainName`
+/// with signature void(ptr bufs, ptr ctx).
+std::unique_ptr<llvm::Module> emitModule(const kir::Program& p, llvm::LLVMContext& ctx,
+                                         const std::string& mainName, llvm::TargetMachine& tm);
+
+/// Initialises the native target once per process.
+void initLLVM();
+/// A TargetMachine for the host CPU (its name and features, so AVX2/AVX-512 are used).
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(int optLevel);
+/// Runs the new pass manager's default pipeline at optLevel with libmvec vector math.
+void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel);
+
+/// An LLJIT with the runtime's symbols, libm and libmvec; one per backend object.
+class JitSession {
+ public:
+  explicit JitSession(int optLevel);
+  /// Compiles the module and returns the address of `mainName`.
+  void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+            const std::string& mainName);
+  llvm::TargetMachine& targetMachine() { return *tm_; }
+
+ private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
+
+/// Turns an llvm::Error into a diagnostic (E0410); never aborts.
+[[noreturn]] void failLLVM(const std::string& what, llvm::Error err);
+
+}  // namespace scn::cpu

@@ -1,0 +1,103 @@
+// The CPU runtime: thread pool, parallel-for, batched GEMM via OpenBLAS, integer pow.
+#include "jit/cpu/runtime.hpp"
+
+#include <cblas.h>
+
+#include "jit/scalar.hpp"
+
+namespace scn::cpu {
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    stop_ = true;
+  }
+  start_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::work(int id) {
+  uint64_t seen = 0;
+  for (;;) {
+    const std::function<void(int64_t, int64_t)>* job;
+    int64_t n;
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      job = job_;
+      n = n_;
+    }
+    int t = size();
+    int64_t begin = n * id / t, end = n * (id + 1) / t;
+    if (begin < end) (*job)(begin, end);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+}
+
+void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body) {
+  if (workers_.empty() || n < 2) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  std::lock_guard<std::mutex> call(callMutex_);
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    job_ = &body;
+    n_ = n;
+    pending_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  start_.notify_all();
+  int64_t end = n / size();
+  if (end > 0) body(0, end);
+  std::unique_lock<std::mutex> lock(m_);
+  done_.wait(lock, [&] { return pending_ == 0; });
+  job_ = nullptr;
+}
+
+}  // namespace scn::cpu
+
+using scn::cpu::KernelFn;
+using scn::cpu::RuntimeCtx;
+
+extern "C" void scn_parallel_for(RuntimeCtx* ctx, KernelFn fn, void** bufs, int64_t* hostVars,
+                                 int64_t n) {
+  if (!ctx->pool) {
+    fn(bufs, hostVars, 0, n);
+    return;
+  }
+  ctx->pool->parallelFor(n, [&](int64_t b, int64_t e) { fn(bufs, hostVars, b, e); });
+}
+
+extern "C" void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t m, int64_t n,
+                         int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
+                         int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC,
+                         int64_t batch) {
+  CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+  for (int64_t i = 0; i < batch; ++i) {
+    if (dtype == 0) {
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, static_cast<const float*>(a) + i * strideA,
+                  lda, static_cast<const float*>(b) + i * strideB, ldb, 0.0f,
+                  static_cast<float*>(c) + i * strideC, ldc);
+    } else {
+      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, static_cast<const double*>(a) + i * strideA,
+                  lda, static_cast<const double*>(b) + i * strideB, ldb, 0.0,
+                  static_cast<double*>(c) + i * strideC, ldc);
+    }
+  }
+}
+
+extern "C" int32_t scn_ipow_i32(int32_t a, int32_t b) { return scn::scalar::pow(a, b); }
+extern "C" int64_t scn_ipow_i64(int64_t a, int64_t b) { return scn::scalar::pow(a, b); }
+extern "C" uint32_t scn_ipow_u32(uint32_t a, uint32_t b) { return scn::scalar::pow(a, b); }
+extern "C" uint64_t scn_ipow_u64(uint64_t a, uint64_t b) { return scn::scalar::pow(a, b); }

@@ -1,0 +1,66 @@
+// The CPU runtime that JIT-compiled code calls: a persistent thread pool, the parallel-for
+// entry, GEMM through OpenBLAS and integer pow. No LLVM here.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace scn::cpu {
+
+/// A fixed set of worker threads that split a range with the calling thread.
+class ThreadPool {
+ public:
+  /// threads: total threads including the caller (<= 1: everything runs on the caller).
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  /// Runs body(begin, end) over [0, n) split into size() contiguous chunks; returns when all
+  /// are done.
+  void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body);
+
+ private:
+  void work(int id);
+  std::vector<std::thread> workers_;
+  std::mutex callMutex_;  // one parallelFor at a time
+  std::mutex m_;
+  std::condition_variable start_, done_;
+  const std::function<void(int64_t, int64_t)>* job_ = nullptr;
+  int64_t n_ = 0;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+};
+
+/// What generated code receives besides the buffer table (layout is read by llvm_emit.cpp).
+struct RuntimeCtx {
+  ThreadPool* pool = nullptr;  // offset 0
+  int64_t copiedBytes = 0;     // offset 8: loop-carry bytes copied
+};
+
+/// A kernel entry point: kernel(bufs, hostVars, begin, end) over dims[0] in [begin, end).
+using KernelFn = void (*)(void**, int64_t*, int64_t, int64_t);
+/// The entry of a compiled program.
+using MainFn = void (*)(void**, RuntimeCtx*);
+
+}  // namespace scn::cpu
+
+extern "C" {
+/// Runs fn over [0, n) of its first dimension on the context's pool.
+void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** bufs,
+                      int64_t* hostVars, int64_t n);
+/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64.
+void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t m, int64_t n, int64_t k,
+              const void* a, int64_t lda, int64_t strideA, const void* b, int64_t ldb,
+              int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
+/// Integer pow with the interpreter's semantics (jit/scalar.hpp).
+int32_t scn_ipow_i32(int32_t a, int32_t b);
+int64_t scn_ipow_i64(int64_t a, int64_t b);
+uint32_t scn_ipow_u32(uint32_t a, uint32_t b);
+uint64_t scn_ipow_u64(uint64_t a, uint64_t b);
+}

@@ -1,0 +1,139 @@
+// The stable text form of the IR (--emit=ir): one line per equation, bodies nested and indented.
+#include <string>
+#include <vector>
+
+#include "jit/ir.hpp"
+
+namespace scn {
+
+namespace {
+
+std::string var(int v) { return "%" + std::to_string(v); }
+
+std::string list(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(v[i]);
+  }
+  return s + ")";
+}
+
+std::string vars(const std::vector<int>& vs) {
+  std::string s;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    if (i) s += ", ";
+    s += var(vs[i]);
+  }
+  return s;
+}
+
+const char* boolText(bool b) { return b ? "true" : "false"; }
+
+// The attributes an op reads, as "name=value" items (empty when it reads none).
+std::vector<std::string> attrItems(const Eqn& e) {
+  const Attrs& a = e.attrs;
+  auto axis = [&] { return std::string("axis=") + (a.axes.empty() ? "?" : std::to_string(a.axes[0])); };
+  switch (opInfo(e.op).category) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::DynamicUpdateSlice:
+    case OpCategory::Cond:
+      return {};
+    case OpCategory::Convert: return {std::string("dtype=") + dtypeName(a.dtype)};
+    case OpCategory::Constant: return {"value=" + (a.value ? formatArray(*a.value) : std::string("?"))};
+    case OpCategory::Iota:
+      return {std::string("dimension=") + (a.axes.empty() ? "?" : std::to_string(a.axes[0]))};
+    case OpCategory::Reduce: case OpCategory::Reverse: return {"axes=" + list(a.axes)};
+    case OpCategory::ArgReduce: case OpCategory::Concat: return {axis()};
+    case OpCategory::Cumulative: return {axis(), std::string("reverse=") + boolText(a.reverse)};
+    case OpCategory::BroadcastInDim: return {"shape=" + list(a.shape), "axes=" + list(a.axes)};
+    case OpCategory::Reshape: return {"shape=" + list(a.shape)};
+    case OpCategory::Transpose: return {"permutation=" + list(a.axes)};
+    case OpCategory::Slice: {
+      std::vector<int64_t> strides = a.strides;
+      if (strides.empty()) strides.assign(a.starts.size(), 1);
+      return {"starts=" + list(a.starts), "limits=" + list(a.limits), "strides=" + list(strides)};
+    }
+    case OpCategory::DynamicSlice: return {"sizes=" + list(a.shape)};
+    case OpCategory::DotGeneral:
+      return {"lhs_contract=" + list(a.lhsContract), "rhs_contract=" + list(a.rhsContract),
+              "lhs_batch=" + list(a.lhsBatch), "rhs_batch=" + list(a.rhsBatch)};
+    case OpCategory::Scan:
+      return {"length=" + std::to_string(a.length), std::string("reverse=") + boolText(a.reverse),
+              "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
+              "num_carry=" + std::to_string(a.numCarry)};
+    case OpCategory::While:
+      return {"num_cond_consts=" + std::to_string(a.numConsts),
+              "num_body_consts=" + std::to_string(a.numBodyConsts)};
+  }
+  return {};
+}
+
+// The name a sub-function is printed with when it has none of its own.
+std::string subRole(const Eqn& e, size_t i) {
+  switch (opInfo(e.op).category) {
+    case OpCategory::Scan: return "body";
+    case OpCategory::While: return i == 0 ? "cond" : "body";
+    case OpCategory::Cond: return "branch" + std::to_string(i);
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+    case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
+    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::BroadcastInDim:
+    case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
+    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral:
+      break;
+  }
+  return "sub" + std::to_string(i);
+}
+
+void printIn(const Func& f, const std::string& name, const std::string& indent, std::string& out) {
+  out += indent + "func " + name + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (i) out += ", ";
+    out += var(f.params[i]) + ": " + typeString(f.type(f.params[i]));
+  }
+  out += ") -> (";
+  for (size_t i = 0; i < f.results.size(); ++i) {
+    if (i) out += ", ";
+    out += typeString(f.type(f.results[i]));
+  }
+  out += ") {\n";
+  std::string inner = indent + "  ";
+  for (const Eqn& e : f.eqns) {
+    out += inner;
+    if (!e.outputs.empty()) out += vars(e.outputs) + " = ";
+    out += opName(e.op);
+    std::vector<std::string> items = attrItems(e);
+    if (!items.empty()) {
+      out += "[";
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+      out += "]";
+    }
+    if (!e.inputs.empty()) out += " " + vars(e.inputs);
+    out += " : ";
+    if (e.outputs.empty()) out += "()";
+    for (size_t i = 0; i < e.outputs.size(); ++i) out += (i ? ", " : "") + typeString(f.type(e.outputs[i]));
+    out += "\n";
+    for (size_t s = 0; s < e.subs.size(); ++s) {
+      if (!e.subs[s]) {
+        out += inner + "  <null sub-function>\n";
+        continue;
+      }
+      printIn(*e.subs[s], e.subs[s]->name.empty() ? subRole(e, s) : e.subs[s]->name, inner + "  ", out);
+    }
+  }
+  out += inner + "return";
+  if (!f.results.empty()) out += " " + vars(f.results);
+  out += "\n" + indent + "}\n";
+}
+
+}  // namespace
+
+std::string printFunc(const Func& f) {
+  std::string out;
+  printIn(f, f.name.empty() ? "main" : f.name, "", out);
+  return out;
+}
+
+}  // namespace scn

@@ -1,0 +1,171 @@
+// The loop-level kernel IR both backends print: buffers, perfectly parallel kernels with scalar
+// bodies, and the sequential program (loops, while, cond, GEMM calls, swaps) around them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jit/array.hpp"
+#include "jit/ir.hpp"
+
+namespace scn::kir {
+
+// Note [Kernel IR]
+// A Program is what one compiled Func becomes. Its *buffers* are slots in a table of pointers
+// (params, constants, temporaries); every buffer has a static dtype and element count. A *kernel*
+// is a perfectly parallel loop nest over `dims`: for every index (i0, i1, ...) it runs `body`, a
+// list of scalar statements (lets into typed locals, stores, sequential inner loops for
+// reductions and cumulative ops). All memory accesses are a buffer and a flat i64 element index;
+// index expressions are built from the parallel indices (Index), inner loop locals, the
+// sequential program's loop counters (HostVar) and integer arithmetic (Arith). Kernels never
+// depend on each other's iteration order, so a CPU backend may split dims[0] across threads and a
+// CUDA backend may print each kernel as a __global__ function with one thread per index.
+// The *steps* are the sequential host program: launches, GEMM calls, counted loops (scan, fori),
+// while loops whose condition is a bool in a buffer, switches (cond), copies and swaps of two
+// buffer slots (ping-pong carries: swapping exchanges the pointers, no data moves).
+
+/// Integer index arithmetic on i64 (operands of Div/Rem are never negative).
+enum class Arith : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max };
+
+enum class ExprKind : uint8_t {
+  Const,    // ival (integers, bool) or fval (floats) of `dtype`
+  Index,    // the parallel loop index `id` (i64)
+  HostVar,  // the sequential program's loop counter `id` (i64)
+  Local,    // the kernel-local scalar `id`
+  Load,     // buffer `id` at flat element index args[0]
+  Op,       // an elementwise op of the op table (Unary/Predicate/Binary/Compare/Select) on args
+  Convert,  // args[0] converted to `dtype`
+  Arith,    // i64 index arithmetic `arith` on args[0], args[1]
+};
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+
+/// One scalar expression node; shared and immutable.
+struct Expr {
+  ExprKind kind = ExprKind::Const;
+  DType dtype = DType::I64;  // the result's dtype
+  scn::Op op = scn::Op::Add; // ExprKind::Op
+  kir::Arith arith = kir::Arith::Add;
+  int id = 0;                // Index, HostVar, Local, Load (buffer)
+  int64_t ival = 0;          // Const (integers and bool; u64 stored as its bits)
+  double fval = 0;           // Const (floats)
+  std::vector<ExprP> args;
+};
+
+/// Expression builders; Arith folds constants and the identities x+0, x*1, x*0.
+ExprP constInt(DType t, int64_t v);
+ExprP constFloat(DType t, double v);
+ExprP idx(int64_t v);  // an i64 constant
+ExprP index(int dim);
+ExprP hostVar(int id);
+ExprP local(int id, DType t);
+ExprP load(int buffer, DType t, ExprP flatIndex);
+ExprP opExpr(scn::Op op, DType out, std::vector<ExprP> args);
+ExprP convert(DType to, ExprP x);
+ExprP arith(Arith a, ExprP x, ExprP y);
+/// Whether e is the constant `v` (an i64 index constant).
+bool isConstIdx(const ExprP& e, int64_t v);
+/// Structural equality of two expressions.
+bool sameExpr(const ExprP& a, const ExprP& b);
+
+enum class StmtKind : uint8_t {
+  Let,    // local = value (locals are mutable: accumulators are reassigned)
+  Store,  // buffer[index] = value
+  Loop,   // for local in 0..extent { body } (sequential, inside one parallel index)
+};
+
+/// One statement of a kernel body.
+struct Stmt {
+  StmtKind kind = StmtKind::Let;
+  int local = 0;    // Let target, Loop variable (an i64 local)
+  int buffer = 0;   // Store
+  ExprP index;      // Store
+  ExprP value;      // Let, Store
+  bool assoc = false;  // Let: a reduction's accumulation, which may be reassociated (vectorised)
+  int64_t extent = 0;      // Loop
+  std::vector<Stmt> body;  // Loop
+};
+
+/// A perfectly parallel loop nest with a scalar body.
+struct Kernel {
+  std::string name;
+  std::vector<int64_t> dims;  // the parallel index space (empty: runs once)
+  std::vector<DType> locals;  // dtype of each local
+  std::vector<Stmt> body;
+  int64_t points() const;     // product of dims
+};
+
+enum class BufferKind : uint8_t { Param, Const, Temp };
+
+/// A slot of the buffer table.
+struct BufferInfo {
+  DType dtype = DType::F32;
+  int64_t elems = 0;
+  BufferKind kind = BufferKind::Temp;
+  int index = 0;  // Param: parameter index; Const: index into Program::consts
+  size_t bytes() const { return static_cast<size_t>(elems) * dtypeSize(dtype); }
+};
+
+/// A place in memory: a buffer slot and an element offset (an i64 expression of host vars).
+struct Loc {
+  int buffer = -1;
+  ExprP offset;
+};
+
+/// A (batched) row-major GEMM: C[b] = op(A[b]) @ op(B[b]), b in 0..batch.
+struct Gemm {
+  DType dtype = DType::F32;  // f32 or f64
+  bool transA = false, transB = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;  // elements between batches
+  Loc a, b, c;
+};
+
+enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap };
+
+/// One step of the sequential program.
+struct Step {
+  StepKind kind = StepKind::Launch;
+  int kernel = 0;           // Launch
+  kir::Gemm gemm;           // Gemm
+  int hostVar = 0;          // Loop: counter id, runs 0..count-1
+  int64_t count = 0;        // Loop
+  std::vector<Step> body;   // Loop, While (after the condition)
+  std::vector<Step> cond;   // While: computes the flag
+  Loc flag;                 // While: bool to test; Switch: i32 or bool index (clamped)
+  std::vector<std::vector<Step>> branches;  // Switch
+  Loc dst, src;             // Copy
+  int64_t elems = 0;        // Copy
+  bool carry = false;       // Copy: counts as a loop-carry copy (RunStats::copiedBytes)
+  int a = 0, b = 0;         // Swap: exchange the pointers of slots a and b
+};
+
+/// One compiled Func in kernel form.
+struct Program {
+  std::string name;
+  std::vector<BufferInfo> buffers;
+  std::vector<Array> consts;  // values of Const buffers
+  std::vector<Kernel> kernels;
+  std::vector<Step> steps;
+  int numHostVars = 0;
+  std::vector<int> results;  // buffer slot of each result (read after the run)
+  /// Bytes of all temporaries (the static buffer plan).
+  size_t tempBytes() const;
+};
+
+/// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.
+Program lower(const Func& f);
+
+/// Stable text of a program (--emit=kernels); also the compile-cache key.
+std::string printKernels(const Program& p);
+/// Text of one expression, as printKernels writes it.
+std::string printExpr(const ExprP& e);
+
+/// Counts steps of a kind anywhere in a step list (nested loops included); for tests and stats.
+int countSteps(const std::vector<Step>& steps, StepKind kind);
+
+}  // namespace scn::kir

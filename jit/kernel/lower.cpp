@@ -1,0 +1,535 @@
+// IR -> kernel IR: which values are fused and which materialised, the static buffer plan, and
+// scan / while / cond as sequential loops around the kernels of their bodies.
+#include <algorithm>
+#include <set>
+
+#include "jit/kernel/lower_impl.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn::kir {
+
+// Note [Fusion]
+// Every var is either *materialised* (it has a buffer location) or *fused* (its value is
+// recomputed, as a scalar expression, inside each kernel that reads it). Elementwise ops,
+// converts, iota, scalar constants and the index-only ops (broadcast_in_dim, reshape,
+// transpose, slice, reverse, concat, dynamic_slice) are fusible; reductions, argmax,
+// cumulative ops, dynamic_update_slice, dot_general and control flow always materialise their
+// outputs, but read fusible inputs as expressions (a reduction fuses with its producers).
+// A fusible var is materialised when
+//   - it is a result of the Func, or an input that must be a buffer (dot_general, scan, while,
+//     cond operands),
+//   - it is read by more than one materialised consumer and is not pure index arithmetic over
+//     buffers (recomputing a transpose is free; recomputing exp is not), or
+//   - a broadcast_in_dim expands it and it is not pure index arithmetic (else every element
+//     would be recomputed many times).
+// The decision is made in one backward pass, so each var knows all its consumers.
+
+// Note [Carry buffers]
+// A loop carry lives in a slot A (read by the body) and the body writes its new value to slot
+// B; after each iteration A and B are swapped, which exchanges two pointers, not data. A body
+// whose new carry is the old one unchanged, or was updated in place (dynamic_update_slice on a
+// dead carry), leaves the result in A and needs no swap. Only a carry whose new value lives
+// elsewhere (e.g. it is another carry or a loop-invariant) is copied, and the copy is counted
+// in RunStats::copiedBytes. The initial carry is the init's own buffer when that is a dead
+// temporary, otherwise one copy before the loop.
+
+int ProgramBuilder::addBuffer(BufferInfo b) {
+  prog.buffers.push_back(b);
+  return static_cast<int>(prog.buffers.size()) - 1;
+}
+
+int ProgramBuilder::newTemp(DType t, int64_t elems) {
+  auto it = freeTemps.find({t, elems});
+  if (it != freeTemps.end() && !it->second.empty()) {
+    int b = it->second.back();
+    it->second.pop_back();
+    return b;
+  }
+  BufferInfo b;
+  b.dtype = t;
+  b.elems = elems;
+  b.kind = BufferKind::Temp;
+  return addBuffer(b);
+}
+
+void ProgramBuilder::freeTemp(int buffer) {
+  const BufferInfo& b = prog.buffers.at(buffer);
+  SCN_ASSERT(b.kind == BufferKind::Temp, "freeing a non-temporary buffer");
+  freeTemps[{b.dtype, b.elems}].push_back(buffer);
+}
+
+void ProgramBuilder::launch(Kernel k) {
+  int id = static_cast<int>(prog.kernels.size());
+  k.name = "k" + std::to_string(id);
+  prog.kernels.push_back(std::move(k));
+  Step s;
+  s.kind = StepKind::Launch;
+  s.kernel = id;
+  emit(std::move(s));
+}
+
+ExprP linearIndex(const std::vector<ExprP>& ix, const Shape& shape) {
+  if (shape.empty()) return idx(0);
+  ExprP acc = ix[0];
+  for (size_t d = 1; d < shape.size(); ++d)
+    acc = arith(Arith::Add, arith(Arith::Mul, acc, idx(shape[d])), ix[d]);
+  return acc;
+}
+
+ExprP offsetPlus(const Loc& l, const ExprP& i) {
+  return l.offset ? arith(Arith::Add, l.offset, i) : i;
+}
+
+bool sameLoc(const Loc& a, const Loc& b) {
+  if (a.buffer != b.buffer) return false;
+  ExprP x = a.offset ? a.offset : idx(0), y = b.offset ? b.offset : idx(0);
+  return sameExpr(x, y);
+}
+
+FuncLowering::FuncLowering(ProgramBuilder& pb, const Func& f, std::vector<Loc> params,
+                           std::vector<bool> canSteal, std::vector<std::optional<Loc>> dests)
+    : pb_(pb), f_(f), paramLocs_(std::move(params)), paramSteal_(std::move(canSteal)),
+      dests_(std::move(dests)) {}
+
+bool FuncLowering::isFusibleEqn(const Eqn& e) const {
+  switch (opInfo(e.op).category) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+    case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
+    case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
+    case OpCategory::Reverse: case OpCategory::DynamicSlice:
+      return true;
+    case OpCategory::Constant:
+      return e.attrs.value && e.attrs.value->size() == 1;
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
+    case OpCategory::While: case OpCategory::Cond:
+      return false;
+  }
+  return false;
+}
+
+bool FuncLowering::needsBuffer(const Eqn& e, size_t input) const {
+  switch (opInfo(e.op).category) {
+    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While:
+    case OpCategory::Cond:
+      return true;
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+    case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
+    case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
+    case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Constant:
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice:
+      return false;
+  }
+  return false;
+}
+
+static bool isIndexOnly(OpCategory c) {
+  switch (c) {
+    case OpCategory::BroadcastInDim: case OpCategory::Reshape: case OpCategory::Transpose:
+    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::Convert:
+    case OpCategory::Iota: case OpCategory::Constant:
+      return true;
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Concat:
+    case OpCategory::DynamicSlice: case OpCategory::Reduce: case OpCategory::ArgReduce:
+    case OpCategory::Cumulative: case OpCategory::DynamicUpdateSlice:
+    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While:
+    case OpCategory::Cond:
+      return false;
+  }
+  return false;
+}
+
+void FuncLowering::analyse() {
+  size_t nv = f_.types.size();
+  def_.assign(nv, -1);
+  mat_.assign(nv, false);
+  live_.assign(nv, false);
+  pureIndex_.assign(nv, true);
+  lastUse_.assign(nv, -1);
+  loc_.assign(nv, Loc{});
+  canFree_.assign(nv, false);
+  canSteal_.assign(nv, false);
+  target_.assign(nv, std::nullopt);
+  leaves_.assign(nv, {});
+  leavesDone_.assign(nv, false);
+  for (size_t i = 0; i < f_.eqns.size(); ++i)
+    for (int o : f_.eqns[i].outputs) def_[o] = static_cast<int>(i);
+
+  // Forward: pure index arithmetic over buffers.
+  for (const Eqn& e : f_.eqns) {
+    bool pure = true;
+    if (isFusibleEqn(e)) {
+      pure = isIndexOnly(opInfo(e.op).category);
+      for (int in : e.inputs) pure = pure && pureIndex_[in];
+    }
+    for (int o : e.outputs) pureIndex_[o] = pure;
+  }
+
+  // Backward: consumers of each var, and the materialisation decision.
+  std::vector<std::set<int>> reach(nv);  // materialised consumers (eqn indices; -1: result)
+  std::vector<bool> needBuf(nv, false);
+  for (int r : f_.results) {
+    reach[r].insert(-1);
+    needBuf[r] = true;
+    live_[r] = true;
+  }
+  for (size_t i = f_.eqns.size(); i-- > 0;) {
+    const Eqn& e = f_.eqns[i];
+    bool anyLive = false;
+    for (int o : e.outputs) anyLive = anyLive || live_[o];
+    if (!anyLive) continue;  // dead code
+    bool point = true;
+    if (isFusibleEqn(e)) {
+      int v = e.outputs[0];
+      bool m = needBuf[v] || (reach[v].size() > 1 && !pureIndex_[v]);
+      mat_[v] = m;
+      point = m;
+    } else {
+      for (int o : e.outputs) mat_[o] = true;
+    }
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      int u = e.inputs[k];
+      live_[u] = true;
+      if (point) {
+        reach[u].insert(static_cast<int>(i));
+        if (needsBuffer(e, k)) needBuf[u] = true;
+      } else {
+        reach[u].insert(reach[e.outputs[0]].begin(), reach[e.outputs[0]].end());
+      }
+      if (e.op == Op::BroadcastInDim && !pureIndex_[u] &&
+          numElements(f_.type(e.outputs[0]).shape) > numElements(f_.type(u).shape))
+        needBuf[u] = true;
+    }
+  }
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    int p = f_.params[i];
+    mat_[p] = true;
+    loc_[p] = paramLocs_.at(i);
+    canSteal_[p] = paramSteal_.at(i);
+  }
+  // Last uses of materialised vars, by the materialised points that read them.
+  for (size_t i = 0; i < f_.eqns.size(); ++i) {
+    const Eqn& e = f_.eqns[i];
+    bool point = !isFusibleEqn(e) || mat_[e.outputs[0]];
+    if (!point || !live_[e.outputs[0]]) continue;
+    for (int u : e.inputs)
+      for (int m : leaves(u)) lastUse_[m] = static_cast<int>(i);
+  }
+  for (int r : f_.results) lastUse_[r] = INT_MAX;
+  // Destinations for results (a var that is two results gets the first destination).
+  std::set<int> seen;
+  for (size_t j = 0; j < f_.results.size(); ++j) {
+    int r = f_.results[j];
+    if (j < dests_.size() && dests_[j] && def_[r] >= 0 && seen.insert(r).second)
+      target_[r] = dests_[j];
+  }
+}
+
+const std::vector<int>& FuncLowering::leaves(int v) {
+  if (leavesDone_[v]) return leaves_[v];
+  std::vector<int> out;
+  if (mat_[v]) {
+    out.push_back(v);
+  } else {
+    for (int u : f_.eqns[def_[v]].inputs) {
+      const std::vector<int>& l = leaves(u);
+      out.insert(out.end(), l.begin(), l.end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  leavesDone_[v] = true;
+  leaves_[v] = std::move(out);
+  return leaves_[v];
+}
+
+Loc FuncLowering::outputLoc(int v) {
+  if (target_[v]) {
+    loc_[v] = *target_[v];
+    return loc_[v];
+  }
+  const Type& t = f_.type(v);
+  loc_[v] = Loc{pb_.newTemp(t.dtype, numElements(t.shape)), idx(0)};
+  canFree_[v] = canSteal_[v] = true;
+  return loc_[v];
+}
+
+Step FuncLowering::copyStep(const Loc& dst, const Loc& src, const Type& t, bool carry) {
+  Step s;
+  s.kind = StepKind::Copy;
+  s.dst = dst;
+  s.src = src;
+  s.elems = numElements(t.shape);
+  s.carry = carry;
+  return s;
+}
+
+std::vector<Loc> FuncLowering::run() {
+  analyse();
+  for (size_t i = 0; i < f_.eqns.size(); ++i) {
+    const Eqn& e = f_.eqns[i];
+    bool anyLive = false;
+    for (int o : e.outputs) anyLive = anyLive || live_[o];
+    if (!anyLive) continue;
+    switch (opInfo(e.op).category) {
+      case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+      case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+      case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
+      case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
+      case OpCategory::Reverse: case OpCategory::DynamicSlice:
+        if (mat_[e.outputs[0]]) kernelFusible(e.outputs[0], outputLoc(e.outputs[0]));
+        break;
+      case OpCategory::Constant:
+        if (!isFusibleEqn(e)) {
+          int c = static_cast<int>(pb_.prog.consts.size());
+          pb_.prog.consts.push_back(*e.attrs.value);
+          BufferInfo b;
+          b.dtype = e.attrs.value->dtype;
+          b.elems = e.attrs.value->size();
+          b.kind = BufferKind::Const;
+          b.index = c;
+          loc_[e.outputs[0]] = Loc{pb_.addBuffer(b), idx(0)};
+        } else if (mat_[e.outputs[0]]) {
+          kernelFusible(e.outputs[0], outputLoc(e.outputs[0]));
+        }
+        break;
+      case OpCategory::Reduce: kernelReduce(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::ArgReduce: kernelArgReduce(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::Cumulative: kernelCumulative(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::DotGeneral: lowerDot(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
+      case OpCategory::Scan: lowerScan(i, e); break;
+      case OpCategory::While: lowerWhile(i, e); break;
+      case OpCategory::Cond: lowerCond(i, e); break;
+    }
+    // Free the temporaries whose last reader this was.
+    bool point = !isFusibleEqn(e) || mat_[e.outputs[0]];
+    if (!point) continue;
+    std::set<int> freed;
+    for (int u : e.inputs)
+      for (int m : leaves(u))
+        if (lastUse_[m] == static_cast<int>(i) && canFree_[m] && freed.insert(m).second) {
+          pb_.freeTemp(loc_[m].buffer);
+          canFree_[m] = canSteal_[m] = false;
+        }
+  }
+  std::vector<Loc> out;
+  for (int r : f_.results) {
+    SCN_ASSERT(loc_[r].buffer >= 0, "result without a location");
+    out.push_back(loc_[r]);
+  }
+  return out;
+}
+
+int FuncLowering::carrySlot(size_t ei, const Eqn& e, int init) {
+  int uses = static_cast<int>(std::count(e.inputs.begin(), e.inputs.end(), init));
+  if (uses == 1 && canSteal_[init] && canFree_[init] && lastUse_[init] == static_cast<int>(ei) &&
+      isConstIdx(loc_[init].offset ? loc_[init].offset : idx(0), 0)) {
+    canFree_[init] = canSteal_[init] = false;  // the slot now belongs to the loop's carry
+    return loc_[init].buffer;
+  }
+  const Type& t = f_.type(init);
+  int slot = pb_.newTemp(t.dtype, numElements(t.shape));
+  pb_.emit(copyStep(Loc{slot, idx(0)}, loc_[init], t, true));
+  return slot;
+}
+
+namespace {
+/// After a loop body: move each new carry into place (Note [Carry buffers]).
+void finishCarries(ProgramBuilder& pb, const std::vector<Loc>& results, const std::vector<int>& A,
+                   const std::vector<int>& B, const std::vector<Type>& types) {
+  std::vector<Step> swaps;
+  for (size_t j = 0; j < A.size(); ++j) {
+    const Loc& r = results[j];
+    if (sameLoc(r, Loc{A[j], idx(0)})) continue;
+    if (!sameLoc(r, Loc{B[j], idx(0)})) {
+      Step c;
+      c.kind = StepKind::Copy;
+      c.dst = Loc{B[j], idx(0)};
+      c.src = r;
+      c.elems = numElements(types[j].shape);
+      c.carry = true;
+      pb.emit(std::move(c));
+    }
+    Step s;
+    s.kind = StepKind::Swap;
+    s.a = A[j];
+    s.b = B[j];
+    swaps.push_back(s);
+  }
+  for (Step& s : swaps) pb.emit(std::move(s));
+}
+}  // namespace
+
+void FuncLowering::lowerScan(size_t ei, const Eqn& e) {
+  const Attrs& a = e.attrs;
+  const Func& body = *e.subs.at(0);
+  int nc = a.numConsts, ncar = a.numCarry;
+  int nxs = static_cast<int>(e.inputs.size()) - nc - ncar;
+  int nys = static_cast<int>(e.outputs.size()) - ncar;
+  std::vector<int> A, B;
+  std::vector<Type> carryTypes;
+  for (int j = 0; j < ncar; ++j) {
+    int init = e.inputs[nc + j];
+    carryTypes.push_back(f_.type(init));
+    A.push_back(carrySlot(ei, e, init));
+  }
+  for (int j = 0; j < ncar; ++j)
+    B.push_back(pb_.newTemp(carryTypes[j].dtype, numElements(carryTypes[j].shape)));
+  std::vector<Loc> ys;
+  for (int j = 0; j < nys; ++j) ys.push_back(outputLoc(e.outputs[ncar + j]));
+
+  Step loop;
+  loop.kind = StepKind::Loop;
+  loop.hostVar = pb_.prog.numHostVars++;
+  loop.count = a.length;
+  ExprP i = hostVar(loop.hostVar);
+  if (a.reverse) i = arith(Arith::Sub, idx(a.length - 1), i);
+
+  std::vector<Loc> params;
+  std::vector<bool> steal;
+  for (int j = 0; j < nc; ++j) {
+    params.push_back(loc_[e.inputs[j]]);
+    steal.push_back(false);
+  }
+  for (int j = 0; j < ncar; ++j) {
+    params.push_back(Loc{A[j], idx(0)});
+    steal.push_back(true);
+  }
+  for (int j = 0; j < nxs; ++j) {
+    int x = e.inputs[nc + ncar + j];
+    const Shape& s = f_.type(x).shape;
+    int64_t slice = s.empty() ? 1 : numElements(s) / std::max<int64_t>(s[0], 1);
+    if (!s.empty() && s[0] == 0) slice = 0;
+    params.push_back(Loc{loc_[x].buffer, offsetPlus(loc_[x], arith(Arith::Mul, i, idx(slice)))});
+    steal.push_back(false);
+  }
+  std::vector<std::optional<Loc>> dests;
+  for (int j = 0; j < ncar; ++j) dests.push_back(Loc{B[j], idx(0)});
+  for (int j = 0; j < nys; ++j) {
+    const Shape& s = f_.type(e.outputs[ncar + j]).shape;
+    int64_t slice = s[0] == 0 ? 0 : numElements(s) / s[0];
+    dests.push_back(Loc{ys[j].buffer, offsetPlus(ys[j], arith(Arith::Mul, i, idx(slice)))});
+  }
+
+  std::vector<Step>* outer = pb_.cur;
+  pb_.cur = &loop.body;
+  FuncLowering inner(pb_, body, params, steal, dests);
+  std::vector<Loc> res = inner.run();
+  for (int j = 0; j < nys; ++j)
+    if (!sameLoc(res[ncar + j], *dests[ncar + j]))
+      pb_.emit(copyStep(*dests[ncar + j], res[ncar + j], body.type(body.results[ncar + j]), false));
+  finishCarries(pb_, res, A, B, carryTypes);
+  pb_.cur = outer;
+  pb_.emit(std::move(loop));
+
+  for (int j = 0; j < ncar; ++j) {
+    int o = e.outputs[j];
+    loc_[o] = Loc{A[j], idx(0)};
+    canFree_[o] = canSteal_[o] = true;
+    pb_.freeTemp(B[j]);
+  }
+}
+
+void FuncLowering::lowerWhile(size_t ei, const Eqn& e) {
+  const Attrs& a = e.attrs;
+  const Func& cond = *e.subs.at(0);
+  const Func& body = *e.subs.at(1);
+  int nc = a.numConsts, nbc = a.numBodyConsts;
+  int ncar = static_cast<int>(e.inputs.size()) - nc - nbc;
+  std::vector<int> A, B;
+  std::vector<Type> carryTypes;
+  for (int j = 0; j < ncar; ++j) {
+    int init = e.inputs[nc + nbc + j];
+    carryTypes.push_back(f_.type(init));
+    A.push_back(carrySlot(ei, e, init));
+  }
+  for (int j = 0; j < ncar; ++j)
+    B.push_back(pb_.newTemp(carryTypes[j].dtype, numElements(carryTypes[j].shape)));
+
+  Step w;
+  w.kind = StepKind::While;
+  std::vector<Step>* outer = pb_.cur;
+
+  std::vector<Loc> cparams;
+  for (int j = 0; j < nc; ++j) cparams.push_back(loc_[e.inputs[j]]);
+  for (int j = 0; j < ncar; ++j) cparams.push_back(Loc{A[j], idx(0)});
+  pb_.cur = &w.cond;
+  FuncLowering cl(pb_, cond, cparams, std::vector<bool>(cparams.size(), false), {});
+  w.flag = cl.run().at(0);
+
+  std::vector<Loc> bparams;
+  std::vector<bool> steal;
+  for (int j = 0; j < nbc; ++j) {
+    bparams.push_back(loc_[e.inputs[nc + j]]);
+    steal.push_back(false);
+  }
+  for (int j = 0; j < ncar; ++j) {
+    bparams.push_back(Loc{A[j], idx(0)});
+    steal.push_back(true);
+  }
+  std::vector<std::optional<Loc>> dests;
+  for (int j = 0; j < ncar; ++j) dests.push_back(Loc{B[j], idx(0)});
+  pb_.cur = &w.body;
+  FuncLowering bl(pb_, body, bparams, steal, dests);
+  std::vector<Loc> res = bl.run();
+  finishCarries(pb_, res, A, B, carryTypes);
+  pb_.cur = outer;
+  pb_.emit(std::move(w));
+
+  for (int j = 0; j < ncar; ++j) {
+    int o = e.outputs[j];
+    loc_[o] = Loc{A[j], idx(0)};
+    canFree_[o] = canSteal_[o] = true;
+    pb_.freeTemp(B[j]);
+  }
+}
+
+void FuncLowering::lowerCond(size_t ei, const Eqn& e) {
+  Step s;
+  s.kind = StepKind::Switch;
+  s.flag = loc_[e.inputs[0]];
+  std::vector<Loc> params;
+  for (size_t j = 1; j < e.inputs.size(); ++j) params.push_back(loc_[e.inputs[j]]);
+  std::vector<std::optional<Loc>> dests;
+  for (int o : e.outputs) dests.push_back(outputLoc(o));
+  std::vector<Step>* outer = pb_.cur;
+  for (const FuncPtr& branch : e.subs) {
+    s.branches.emplace_back();
+    pb_.cur = &s.branches.back();
+    FuncLowering bl(pb_, *branch, params, std::vector<bool>(params.size(), false), dests);
+    std::vector<Loc> res = bl.run();
+    for (size_t j = 0; j < res.size(); ++j)
+      if (!sameLoc(res[j], *dests[j]))
+        pb_.emit(copyStep(*dests[j], res[j], branch->type(branch->results[j]), false));
+  }
+  pb_.cur = outer;
+  pb_.emit(std::move(s));
+}
+
+Program lower(const Func& f) {
+  ProgramBuilder pb;
+  pb.prog.name = f.name;
+  std::vector<Loc> params;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Type& t = f.type(f.params[i]);
+    BufferInfo b;
+    b.dtype = t.dtype;
+    b.elems = numElements(t.shape);
+    b.kind = BufferKind::Param;
+    b.index = static_cast<int>(i);
+    params.push_back(Loc{pb.addBuffer(b), idx(0)});
+  }
+  FuncLowering fl(pb, f, params, std::vector<bool>(params.size(), false), {});
+  for (const Loc& r : fl.run()) {
+    SCN_ASSERT(isConstIdx(r.offset ? r.offset : idx(0), 0), "top-level result at an offset");
+    pb.prog.results.push_back(r.buffer);
+  }
+  return std::move(pb.prog);
+}
+
+}  // namespace scn::kir

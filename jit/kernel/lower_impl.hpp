@@ -1,0 +1,93 @@
+// Internal to the lowering: the program-wide builder and the per-Func lowering state, shared by
+// lower.cpp (fusion decisions, buffer plan, control flow) and lower_ops.cpp (kernels per op).
+#pragma once
+
+#include <climits>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "jit/kernel/kernel_ir.hpp"
+
+namespace scn::kir {
+
+/// Program-wide state: the buffer table with its free list, kernels, and where steps go.
+struct ProgramBuilder {
+  Program prog;
+  std::vector<Step>* cur = &prog.steps;
+  std::map<std::pair<DType, int64_t>, std::vector<int>> freeTemps;
+
+  /// A temporary slot of this dtype and size, reusing a dead one when there is one.
+  int newTemp(DType t, int64_t elems);
+  void freeTemp(int buffer);
+  int addBuffer(BufferInfo b);
+  /// Appends the kernel and a launch of it to the current step list.
+  void launch(Kernel k);
+  void emit(Step s) { cur->push_back(std::move(s)); }
+};
+
+/// Lowers one Func (the top level or a control-flow body) into the current step list.
+class FuncLowering {
+ public:
+  /// params: where each parameter lives; canSteal: whether its slot may be overwritten once the
+  /// parameter is dead (loop carries); dests: where each result should preferably be written.
+  FuncLowering(ProgramBuilder& pb, const Func& f, std::vector<Loc> params,
+               std::vector<bool> canSteal, std::vector<std::optional<Loc>> dests);
+  /// Emits the steps; returns the location of each result.
+  std::vector<Loc> run();
+
+  // ---- lower_ops.cpp: expressions and kernels ----
+  /// The value of var v at multi-index ix (one i64 expression per dimension).
+  ExprP gen(int v, const std::vector<ExprP>& ix);
+  /// The value of var v at row-major flat index L.
+  ExprP genFlat(int v, const ExprP& L);
+  /// Whether genFlat(v) needs no index decomposition (elementwise chains over buffers).
+  bool flatOK(int v);
+  void kernelFusible(int v, const Loc& out);
+  void kernelReduce(const Eqn& e, const Loc& out);
+  void kernelArgReduce(const Eqn& e, const Loc& out);
+  void kernelCumulative(const Eqn& e, const Loc& out);
+  void lowerDot(const Eqn& e, const Loc& out);
+  void lowerDynamicUpdateSlice(size_t ei, const Eqn& e);
+
+  // ---- lower.cpp: control flow ----
+  void lowerScan(size_t ei, const Eqn& e);
+  void lowerWhile(size_t ei, const Eqn& e);
+  void lowerCond(size_t ei, const Eqn& e);
+
+ private:
+  friend struct Analysis;
+  void analyse();
+  bool isFusibleEqn(const Eqn& e) const;
+  bool needsBuffer(const Eqn& e, size_t input) const;
+  const std::vector<int>& leaves(int v);
+  Loc outputLoc(int v);
+  /// A carry slot initialised from var `init` (stolen when dead, else copied).
+  int carrySlot(size_t ei, const Eqn& e, int init);
+  Step copyStep(const Loc& dst, const Loc& src, const Type& t, bool carry);
+
+  ProgramBuilder& pb_;
+  const Func& f_;
+  std::vector<int> def_;        // eqn defining each var; -1 for params
+  std::vector<bool> mat_;       // materialised in a buffer
+  std::vector<bool> live_;      // needed by some result
+  std::vector<bool> pureIndex_; // a param, buffer, or index-only ops over those
+  std::vector<int> lastUse_;    // last eqn reading a materialised var (INT_MAX: a result)
+  std::vector<Loc> loc_;
+  std::vector<bool> canFree_, canSteal_;
+  std::vector<std::optional<Loc>> target_;
+  std::vector<std::vector<int>> leaves_;
+  std::vector<bool> leavesDone_;
+  std::vector<Loc> paramLocs_;
+  std::vector<bool> paramSteal_;
+  std::vector<std::optional<Loc>> dests_;
+};
+
+/// Row-major flat index of ix in shape.
+ExprP linearIndex(const std::vector<ExprP>& ix, const Shape& shape);
+/// Loc offset + i.
+ExprP offsetPlus(const Loc& l, const ExprP& i);
+bool sameLoc(const Loc& a, const Loc& b);
+
+}  // namespace scn::kir

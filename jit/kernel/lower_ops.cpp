@@ -1,0 +1,491 @@
+// Kernels per op category: fused expressions as index arithmetic, reductions, argmax,
+// cumulative ops, dot_general (GEMM or loops) and dynamic_update_slice.
+#include <algorithm>
+
+#include "jit/kernel/lower_impl.hpp"
+#include "jit/scalar.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn::kir {
+
+namespace {
+
+ExprP constOf(const Array& a, DType t) {
+  if (isFloat(t)) return constFloat(t, a.getDouble(0));
+  if (t == DType::U64) return constInt(t, static_cast<int64_t>(a.getUInt(0)));
+  return constInt(t, a.getInt(0));
+}
+
+ExprP identityExpr(Op comb, DType t) {
+  return dispatchDType(t, [&]<typename T>() -> ExprP {
+    T v = scalar::identityOf<T>(comb);
+    if constexpr (std::is_floating_point_v<T>) return constFloat(t, v);
+    else return constInt(t, static_cast<int64_t>(v));
+  });
+}
+
+/// Row-major multi-index of flat index L in shape.
+std::vector<ExprP> delinearise(const ExprP& L, const Shape& shape) {
+  std::vector<ExprP> ix(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    ExprP q = arith(Arith::Div, L, idx(stride));
+    ix[d] = d == 0 ? q : arith(Arith::Rem, q, idx(shape[d]));
+    stride *= shape[d];
+  }
+  return ix;
+}
+
+/// Parallel indices for a kernel over `shape`: size-1 dims are the constant 0 and get no loop.
+std::vector<ExprP> parallelIndex(const Shape& shape, Kernel& k) {
+  std::vector<ExprP> ix;
+  for (int64_t s : shape) {
+    if (s == 1) {
+      ix.push_back(idx(0));
+    } else {
+      ix.push_back(index(static_cast<int>(k.dims.size())));
+      k.dims.push_back(s);
+    }
+  }
+  return ix;
+}
+
+int newLocal(Kernel& k, DType t) {
+  k.locals.push_back(t);
+  return static_cast<int>(k.locals.size()) - 1;
+}
+
+Stmt let(int l, ExprP v, bool assoc = false) {
+  Stmt s;
+  s.kind = StmtKind::Let;
+  s.local = l;
+  s.value = std::move(v);
+  s.assoc = assoc;
+  return s;
+}
+
+Stmt store(const Loc& out, const ExprP& i, ExprP v) {
+  Stmt s;
+  s.kind = StmtKind::Store;
+  s.buffer = out.buffer;
+  s.index = offsetPlus(out, i);
+  s.value = std::move(v);
+  return s;
+}
+
+Stmt loop(int l, int64_t extent, std::vector<Stmt> body) {
+  Stmt s;
+  s.kind = StmtKind::Loop;
+  s.local = l;
+  s.extent = extent;
+  s.body = std::move(body);
+  return s;
+}
+
+int64_t product(const Shape& s, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= s[d];
+  return n;
+}
+
+}  // namespace
+
+ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
+  const Type& t = f_.type(v);
+  if (mat_[v]) {
+    SCN_ASSERT(loc_[v].buffer >= 0, "reading a materialised var before it is computed");
+    return load(loc_[v].buffer, t.dtype, offsetPlus(loc_[v], linearIndex(ix, t.shape)));
+  }
+  const Eqn& e = f_.eqns.at(def_[v]);
+  const Attrs& a = e.attrs;
+  auto inShape = [&](size_t k) -> const Shape& { return f_.type(e.inputs[k]).shape; };
+  switch (opInfo(e.op).category) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: {
+      std::vector<ExprP> args;
+      for (int in : e.inputs) args.push_back(gen(in, ix));
+      return opExpr(e.op, t.dtype, std::move(args));
+    }
+    case OpCategory::Convert: return convert(t.dtype, gen(e.inputs[0], ix));
+    case OpCategory::Constant: return constOf(*a.value, t.dtype);
+    case OpCategory::Iota: return convert(t.dtype, ix.at(a.axes.at(0)));
+    case OpCategory::BroadcastInDim: {
+      const Shape& s = inShape(0);
+      std::vector<ExprP> j(s.size());
+      for (size_t i = 0; i < s.size(); ++i) j[i] = s[i] == 1 ? idx(0) : ix.at(a.axes[i]);
+      return gen(e.inputs[0], j);
+    }
+    case OpCategory::Reshape: return genFlat(e.inputs[0], linearIndex(ix, t.shape));
+    case OpCategory::Transpose: {
+      std::vector<ExprP> j(ix.size());
+      for (size_t i = 0; i < ix.size(); ++i) j.at(a.axes[i]) = ix[i];
+      return gen(e.inputs[0], j);
+    }
+    case OpCategory::Slice: {
+      std::vector<ExprP> j(ix.size());
+      for (size_t d = 0; d < ix.size(); ++d) {
+        int64_t stride = d < a.strides.size() ? a.strides[d] : 1;
+        j[d] = arith(Arith::Add, idx(a.starts.at(d)), arith(Arith::Mul, ix[d], idx(stride)));
+      }
+      return gen(e.inputs[0], j);
+    }
+    case OpCategory::Reverse: {
+      std::vector<ExprP> j = ix;
+      for (int64_t d : a.axes) j[d] = arith(Arith::Sub, idx(t.shape[d] - 1), ix[d]);
+      return gen(e.inputs[0], j);
+    }
+    case OpCategory::Concat: {
+      int64_t ax = a.axes.at(0);
+      std::vector<int64_t> begin;
+      int64_t off = 0;
+      for (size_t k = 0; k < e.inputs.size(); ++k) {
+        begin.push_back(off);
+        off += inShape(k)[ax];
+      }
+      // Each operand is read at a clamped index (always in bounds); selects pick the right one.
+      ExprP result;
+      for (size_t k = e.inputs.size(); k-- > 0;) {
+        int64_t n = inShape(k)[ax];
+        if (n == 0) continue;
+        std::vector<ExprP> j = ix;
+        j[ax] = arith(Arith::Min, arith(Arith::Max, arith(Arith::Sub, ix[ax], idx(begin[k])), idx(0)),
+                      idx(n - 1));
+        ExprP val = gen(e.inputs[k], j);
+        if (!result) {
+          result = val;
+        } else {
+          ExprP pred = opExpr(Op::Lt, DType::Bool, {ix[ax], idx(begin[k] + n)});
+          result = opExpr(Op::Select, t.dtype, {pred, val, result});
+        }
+      }
+      SCN_ASSERT(result, "concat of empty operands read");
+      return result;
+    }
+    case OpCategory::DynamicSlice: {
+      const Shape& s = inShape(0);
+      std::vector<ExprP> j(ix.size());
+      for (size_t d = 0; d < ix.size(); ++d) {
+        ExprP st = convert(DType::I64, gen(e.inputs[1 + d], {}));
+        st = arith(Arith::Min, arith(Arith::Max, st, idx(0)), idx(s[d] - t.shape[d]));
+        j[d] = arith(Arith::Add, st, ix[d]);
+      }
+      return gen(e.inputs[0], j);
+    }
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
+    case OpCategory::While: case OpCategory::Cond:
+      break;
+  }
+  internalError(std::string("fused read of non-fusible op ") + opName(e.op));
+}
+
+bool FuncLowering::flatOK(int v) {
+  if (mat_[v]) return true;
+  const Eqn& e = f_.eqns.at(def_[v]);
+  switch (opInfo(e.op).category) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+    case OpCategory::Reshape:
+      for (int in : e.inputs)
+        if (!flatOK(in)) return false;
+      return true;
+    case OpCategory::Constant: return true;
+    case OpCategory::BroadcastInDim: return numElements(f_.type(e.inputs[0]).shape) == 1;
+    case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
+    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
+    case OpCategory::While: case OpCategory::Cond:
+      return false;
+  }
+  return false;
+}
+
+ExprP FuncLowering::genFlat(int v, const ExprP& L) {
+  const Type& t = f_.type(v);
+  if (mat_[v]) return load(loc_[v].buffer, t.dtype, offsetPlus(loc_[v], L));
+  const Eqn& e = f_.eqns.at(def_[v]);
+  switch (opInfo(e.op).category) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: {
+      std::vector<ExprP> args;
+      for (int in : e.inputs) args.push_back(genFlat(in, L));
+      return opExpr(e.op, t.dtype, std::move(args));
+    }
+    case OpCategory::Convert: return convert(t.dtype, genFlat(e.inputs[0], L));
+    case OpCategory::Constant: return constOf(*e.attrs.value, t.dtype);
+    case OpCategory::Reshape: return genFlat(e.inputs[0], L);
+    case OpCategory::BroadcastInDim: {
+      const Shape& s = f_.type(e.inputs[0]).shape;
+      if (numElements(s) == 1) return gen(e.inputs[0], std::vector<ExprP>(s.size(), idx(0)));
+      break;
+    }
+    case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
+    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
+    case OpCategory::While: case OpCategory::Cond:
+      break;
+  }
+  return gen(v, delinearise(L, t.shape));
+}
+
+void FuncLowering::kernelFusible(int v, const Loc& out) {
+  const Type& t = f_.type(v);
+  Kernel k;
+  if (t.shape.size() >= 1 && flatOK(v) && numElements(t.shape) != 1) {
+    k.dims = {numElements(t.shape)};
+    k.body.push_back(store(out, index(0), genFlat(v, index(0))));
+  } else {
+    std::vector<ExprP> ix = parallelIndex(t.shape, k);
+    k.body.push_back(store(out, linearIndex(ix, t.shape), gen(v, ix)));
+  }
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::kernelReduce(const Eqn& e, const Loc& out) {
+  int u = e.inputs[0];
+  const Shape& S = f_.type(u).shape;
+  const Type& t = f_.type(e.outputs[0]);
+  const std::vector<int64_t>& R = e.attrs.axes;
+  Op comb = scalar::combinerOf(e.op);
+  Kernel k;
+  std::vector<ExprP> oix = parallelIndex(t.shape, k);
+  int acc = newLocal(k, t.dtype);
+  k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+  bool suffix = true;
+  for (size_t i = 0; i < R.size(); ++i)
+    suffix = suffix && R[i] == static_cast<int64_t>(S.size() - R.size() + i);
+  if (suffix && flatOK(u)) {
+    // The reduced axes are contiguous: one flat inner loop (vectorisable).
+    int l = newLocal(k, DType::I64);
+    int64_t extent = product(S, R);
+    ExprP L = arith(Arith::Add, arith(Arith::Mul, linearIndex(oix, t.shape), idx(extent)),
+                    local(l, DType::I64));
+    ExprP x = genFlat(u, L);
+    k.body.push_back(loop(l, extent, {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), x}), true)}));
+  } else {
+    std::vector<ExprP> full(S.size());
+    std::vector<int> loopLocals;
+    size_t o = 0;
+    for (size_t d = 0; d < S.size(); ++d) {
+      if (std::find(R.begin(), R.end(), static_cast<int64_t>(d)) != R.end()) {
+        int l = newLocal(k, DType::I64);
+        loopLocals.push_back(l);
+        full[d] = local(l, DType::I64);
+      } else {
+        full[d] = oix[o++];
+      }
+    }
+    std::vector<Stmt> inner = {
+        let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), gen(u, full)}), true)};
+    for (size_t i = R.size(); i-- > 0;) inner = {loop(loopLocals[i], S[R[i]], std::move(inner))};
+    for (Stmt& s : inner) k.body.push_back(std::move(s));
+  }
+  k.body.push_back(store(out, linearIndex(oix, t.shape), local(acc, t.dtype)));
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
+  int u = e.inputs[0];
+  const Type& in = f_.type(u);
+  const Type& t = f_.type(e.outputs[0]);
+  int64_t ax = e.attrs.axes.at(0);
+  bool isMax = e.op == Op::ArgMax;
+  Kernel k;
+  std::vector<ExprP> oix = parallelIndex(t.shape, k);
+  int best = newLocal(k, in.dtype), bi = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+  int x = newLocal(k, in.dtype), take = newLocal(k, DType::Bool);
+  k.body.push_back(let(best, identityExpr(isMax ? Op::Max : Op::Min, in.dtype)));
+  k.body.push_back(let(bi, constInt(t.dtype, 0)));
+  std::vector<ExprP> full;
+  size_t o = 0;
+  for (size_t d = 0; d < in.shape.size(); ++d)
+    full.push_back(static_cast<int64_t>(d) == ax ? local(l, DType::I64) : oix[o++]);
+  ExprP X = local(x, in.dtype), B = local(best, in.dtype);
+  // The first extreme wins; a NaN counts as the extreme (the first NaN wins), as in JAX.
+  ExprP better = opExpr(isMax ? Op::Gt : Op::Lt, DType::Bool, {X, B});
+  if (isFloat(in.dtype)) {
+    ExprP nanX = opExpr(Op::IsNan, DType::Bool, {X});
+    ExprP notNanB = opExpr(Op::Not, DType::Bool, {opExpr(Op::IsNan, DType::Bool, {B})});
+    better = opExpr(Op::Or, DType::Bool, {better, opExpr(Op::And, DType::Bool, {nanX, notNanB})});
+  }
+  ExprP T = local(take, DType::Bool);
+  k.body.push_back(loop(l, in.shape[ax],
+                        {let(x, gen(u, full)), let(take, better),
+                         let(best, opExpr(Op::Select, in.dtype, {T, X, B})),
+                         let(bi, opExpr(Op::Select, t.dtype,
+                                        {T, convert(t.dtype, local(l, DType::I64)),
+                                         local(bi, t.dtype)}))}));
+  k.body.push_back(store(out, linearIndex(oix, t.shape), local(bi, t.dtype)));
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
+  int u = e.inputs[0];
+  const Type& t = f_.type(e.outputs[0]);
+  int64_t ax = e.attrs.axes.at(0), n = t.shape[ax];
+  Op comb = scalar::combinerOf(e.op);
+  Shape outer = t.shape;
+  outer.erase(outer.begin() + ax);
+  Kernel k;
+  std::vector<ExprP> oix = parallelIndex(outer, k);
+  int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+  k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+  ExprP j = local(l, DType::I64);
+  if (e.attrs.reverse) j = arith(Arith::Sub, idx(n - 1), j);
+  std::vector<ExprP> ix = oix;
+  ix.insert(ix.begin() + ax, j);
+  k.body.push_back(loop(l, n,
+                        {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), gen(u, ix)})),
+                         store(out, linearIndex(ix, t.shape), local(acc, t.dtype))}));
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
+  const Attrs& a = e.attrs;
+  int lhs = e.inputs[0], rhs = e.inputs[1];
+  const Shape &SL = f_.type(lhs).shape, &SR = f_.type(rhs).shape;
+  const Type& t = f_.type(e.outputs[0]);
+  auto freeDims = [](size_t rank, const std::vector<int64_t>& b, const std::vector<int64_t>& c) {
+    std::vector<int64_t> v;
+    for (size_t d = 0; d < rank; ++d)
+      if (std::find(b.begin(), b.end(), static_cast<int64_t>(d)) == b.end() &&
+          std::find(c.begin(), c.end(), static_cast<int64_t>(d)) == c.end())
+        v.push_back(static_cast<int64_t>(d));
+    return v;
+  };
+  std::vector<int64_t> lf = freeDims(SL.size(), a.lhsBatch, a.lhsContract);
+  std::vector<int64_t> rf = freeDims(SR.size(), a.rhsBatch, a.rhsContract);
+  auto cat = [](std::vector<int64_t> x, const std::vector<int64_t>& y,
+                const std::vector<int64_t>& z) {
+    x.insert(x.end(), y.begin(), y.end());
+    x.insert(x.end(), z.begin(), z.end());
+    return x;
+  };
+  auto isIdentity = [](const std::vector<int64_t>& p) {
+    for (size_t i = 0; i < p.size(); ++i)
+      if (p[i] != static_cast<int64_t>(i)) return false;
+    return true;
+  };
+  int64_t batch = product(SL, a.lhsBatch), M = product(SL, lf), N = product(SR, rf),
+          K = product(SL, a.lhsContract);
+
+  if (isFloat(t.dtype)) {
+    std::vector<int> temps;
+    // An operand in layout perm1 is used as is, in perm2 transposed by the GEMM; any other
+    // layout is first transposed into a temporary (a kernel).
+    auto prepare = [&](int v, const std::vector<int64_t>& perm1, const std::vector<int64_t>& perm2,
+                       bool& trans) -> Loc {
+      trans = false;
+      if (isIdentity(perm1)) return loc_[v];
+      if (isIdentity(perm2)) {
+        trans = true;
+        return loc_[v];
+      }
+      const Shape& s = f_.type(v).shape;
+      Shape ps;
+      for (int64_t p : perm1) ps.push_back(s[p]);
+      Loc tmp{pb_.newTemp(t.dtype, numElements(s)), idx(0)};
+      temps.push_back(tmp.buffer);
+      Kernel k;
+      std::vector<ExprP> ix = parallelIndex(ps, k), j(s.size());
+      for (size_t i = 0; i < perm1.size(); ++i) j[perm1[i]] = ix[i];
+      k.body.push_back(store(tmp, linearIndex(ix, ps), gen(v, j)));
+      pb_.launch(std::move(k));
+      return tmp;
+    };
+    Gemm g;
+    g.dtype = t.dtype;
+    g.a = prepare(lhs, cat(a.lhsBatch, lf, a.lhsContract), cat(a.lhsBatch, a.lhsContract, lf),
+                  g.transA);
+    g.b = prepare(rhs, cat(a.rhsBatch, a.rhsContract, rf), cat(a.rhsBatch, rf, a.rhsContract),
+                  g.transB);
+    g.c = out;
+    g.m = M;
+    g.n = N;
+    g.k = K;
+    g.batch = batch;
+    g.lda = std::max<int64_t>(1, g.transA ? M : K);
+    g.ldb = std::max<int64_t>(1, g.transB ? K : N);
+    g.ldc = std::max<int64_t>(1, N);
+    g.strideA = M * K;
+    g.strideB = K * N;
+    g.strideC = M * N;
+    if (M * N * batch > 0) {
+      if (K == 0) {
+        Kernel k;
+        k.dims = {numElements(t.shape)};
+        k.body.push_back(store(out, index(0), constFloat(t.dtype, 0)));
+        pb_.launch(std::move(k));
+      } else {
+        Step s;
+        s.kind = StepKind::Gemm;
+        s.gemm = g;
+        pb_.emit(std::move(s));
+      }
+    }
+    for (int b : temps) pb_.freeTemp(b);
+    return;
+  }
+
+  // Integer dot: generated loops, one output element per parallel index.
+  Kernel k;
+  std::vector<ExprP> oix = parallelIndex(t.shape, k);
+  std::vector<ExprP> lix(SL.size()), rix(SR.size());
+  size_t nb = a.lhsBatch.size();
+  for (size_t i = 0; i < nb; ++i) {
+    lix[a.lhsBatch[i]] = oix[i];
+    rix[a.rhsBatch[i]] = oix[i];
+  }
+  for (size_t i = 0; i < lf.size(); ++i) lix[lf[i]] = oix[nb + i];
+  for (size_t i = 0; i < rf.size(); ++i) rix[rf[i]] = oix[nb + lf.size() + i];
+  int acc = newLocal(k, t.dtype);
+  std::vector<int> ls;
+  for (size_t i = 0; i < a.lhsContract.size(); ++i) {
+    int l = newLocal(k, DType::I64);
+    ls.push_back(l);
+    lix[a.lhsContract[i]] = rix[a.rhsContract[i]] = local(l, DType::I64);
+  }
+  k.body.push_back(let(acc, constInt(t.dtype, 0)));
+  ExprP prod = opExpr(Op::Mul, t.dtype, {gen(lhs, lix), gen(rhs, rix)});
+  std::vector<Stmt> inner = {
+      let(acc, opExpr(Op::Add, t.dtype, {local(acc, t.dtype), prod}), true)};
+  for (size_t i = ls.size(); i-- > 0;)
+    inner = {loop(ls[i], SL[a.lhsContract[i]], std::move(inner))};
+  for (Stmt& s : inner) k.body.push_back(std::move(s));
+  k.body.push_back(store(out, linearIndex(oix, t.shape), local(acc, t.dtype)));
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::lowerDynamicUpdateSlice(size_t ei, const Eqn& e) {
+  int o = e.inputs[0], u = e.inputs[1], v = e.outputs[0];
+  const Shape &S = f_.type(o).shape, &U = f_.type(u).shape;
+  bool inplace = mat_[o] && canSteal_[o] && lastUse_[o] == static_cast<int>(ei) &&
+                 std::count(e.inputs.begin(), e.inputs.end(), o) == 1;
+  for (size_t k = 1; inplace && k < e.inputs.size(); ++k) {
+    const std::vector<int>& l = leaves(e.inputs[k]);
+    inplace = std::find(l.begin(), l.end(), o) == l.end();
+  }
+  Loc out;
+  if (inplace) {
+    out = loc_[v] = loc_[o];
+    canFree_[v] = canFree_[o];
+    canSteal_[v] = canSteal_[o];
+    canFree_[o] = canSteal_[o] = false;
+  } else {
+    out = outputLoc(v);
+    kernelFusible(o, out);
+  }
+  Kernel k;
+  std::vector<ExprP> uix = parallelIndex(U, k), pos(S.size());
+  for (size_t d = 0; d < S.size(); ++d) {
+    ExprP st = convert(DType::I64, gen(e.inputs[2 + d], {}));
+    st = arith(Arith::Min, arith(Arith::Max, st, idx(0)), idx(S[d] - U[d]));
+    pos[d] = arith(Arith::Add, st, uix[d]);
+  }
+  k.body.push_back(store(out, linearIndex(pos, S), gen(u, uix)));
+  pb_.launch(std::move(k));
+}
+
+}  // namespace scn::kir

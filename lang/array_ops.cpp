@@ -1,0 +1,342 @@
+// Promotion, weak types and broadcasting: the NumPy-level rules in front of the IR's strict ops.
+#include "lang/array_ops.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "lang/diagnostics.hpp"
+
+namespace scn {
+
+// Note [Weak types]
+// As in JAX, a literal without a suffix is weakly typed: `x * 2.0` keeps x's dtype. A static
+// weak value is stored as i64 / f64 (a "Python number"); it takes the other operand's dtype when
+// combined, and its default dtype (i32 / f32) when it stands alone (`defaultize`). Traced weak
+// values (a weak argument of a fn) already have the default dtype.
+
+namespace {
+
+int kindRank(DType t) {  // bool < integers < floats
+  if (t == DType::Bool) return 0;
+  if (isInteger(t)) return 1;
+  return 2;
+}
+
+DType promoteStrong(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  if (isFloat(a) || isFloat(b)) {
+    if (isFloat(a) && isFloat(b)) return (a == DType::F64 || b == DType::F64) ? DType::F64 : DType::F32;
+    return isFloat(a) ? a : b;
+  }
+  // Two integer types. Same signedness: the wider one. Mixed: the smallest signed type holding
+  // both, and i64 for u64 with a signed type (JAX goes to float there; we keep integers exact).
+  if (isSignedInt(a) == isSignedInt(b))
+    return dtypeSize(a) >= dtypeSize(b) ? a : b;
+  return DType::I64;
+}
+
+}  // namespace
+
+AVal weakInt(int64_t v) { return AVal::of(Array::scalarInt(DType::I64, v), true); }
+AVal weakFloat(double v) { return AVal::of(Array::scalar(DType::F64, v), true); }
+AVal strongScalar(DType t, double v) { return AVal::of(Array::scalar(t, v), false); }
+
+AVal defaultize(AVal v) {
+  if (!v.weak || !v.isStatic()) return v;
+  DType to = v.type.dtype == DType::I64 ? DType::I32 : v.type.dtype == DType::F64 ? DType::F32 : v.type.dtype;
+  if (to == v.type.dtype) return v;
+  Array out(to, v.type.shape);
+  for (int64_t i = 0; i < out.size(); ++i) {
+    if (isFloat(to)) out.setDouble(i, v.concrete->getDouble(i));
+    else out.setInt(i, v.concrete->getInt(i));
+  }
+  return AVal::of(std::move(out), true);
+}
+
+DType promoteTypes(const AVal& a, const AVal& b) {
+  DType ta = a.type.dtype, tb = b.type.dtype;
+  if (a.weak && b.weak) {
+    if (a.isStatic() != b.isStatic()) {  // a traced weak value fixes the width
+      const AVal& traced = a.isStatic() ? b : a;
+      const AVal& other = a.isStatic() ? a : b;
+      if (kindRank(traced.type.dtype) >= kindRank(other.type.dtype)) return traced.type.dtype;
+      return DType::F32;
+    }
+    return kindRank(ta) >= kindRank(tb) ? ta : tb;
+  }
+  if (a.weak || b.weak) {
+    const AVal& weak = a.weak ? a : b;
+    const AVal& strong = a.weak ? b : a;
+    if (kindRank(weak.type.dtype) > kindRank(strong.type.dtype))
+      return weak.type.dtype == DType::Bool ? strong.type.dtype
+             : kindRank(weak.type.dtype) == 2 ? DType::F32 : DType::I32;
+    return strong.type.dtype;
+  }
+  return promoteStrong(ta, tb);
+}
+
+AVal ArrayOps::constant(Array a) { return AVal::of(std::move(a)); }
+
+AVal ArrayOps::convert(const AVal& x, DType to, Span span) {
+  if (x.type.dtype == to) return x;
+  Attrs at;
+  at.dtype = to;
+  AVal r = t_.apply1(Op::Convert, {x}, at, span);
+  r.weak = x.weak;  // a weak literal converted for promotion stays weak
+  return r;
+}
+
+int64_t ArrayOps::normAxis(int64_t axis, size_t rank, Span span, const char* what) {
+  int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    fail("E0204", span,
+         std::string(what) + " got axis " + std::to_string(axis) + " for an array of rank " +
+             std::to_string(rank),
+         rank == 0 ? "a scalar has no axes" : "axes go from " + std::to_string(-r) + " to " + std::to_string(r - 1));
+  return axis < 0 ? axis + r : axis;
+}
+
+Shape ArrayOps::broadcastShapes(const std::vector<AVal>& xs, Span span, const char* what) {
+  size_t rank = 0;
+  for (const AVal& x : xs) rank = std::max(rank, x.type.shape.size());
+  Shape out(rank, 1);
+  for (const AVal& x : xs) {
+    const Shape& s = x.type.shape;
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& o = out[rank - s.size() + i];
+      if (s[i] == o || s[i] == 1) continue;
+      if (o == 1) {
+        o = s[i];
+        continue;
+      }
+      std::string shapes;
+      for (size_t k = 0; k < xs.size(); ++k) shapes += (k ? ", " : "") + shapeString(xs[k].type.shape);
+      fail("E0203", span, std::string(what) + " got incompatible shapes for broadcasting: " + shapes,
+           "dimensions are compared from the right; each pair must be equal or one of them 1");
+    }
+  }
+  return out;
+}
+
+AVal ArrayOps::broadcastTo(const AVal& x, const Shape& shape, Span span, const char* what) {
+  if (x.type.shape == shape) return x;
+  const Shape& s = x.type.shape;
+  if (s.size() > shape.size())
+    fail("E0203", span,
+         std::string(what) + " cannot broadcast shape " + shapeString(s) + " to " + shapeString(shape));
+  size_t off = shape.size() - s.size();
+  Attrs at;
+  at.shape = shape;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != shape[off + i] && s[i] != 1)
+      fail("E0203", span,
+           std::string(what) + " cannot broadcast shape " + shapeString(s) + " to " + shapeString(shape));
+    at.axes.push_back(static_cast<int64_t>(off + i));
+  }
+  AVal r = t_.apply1(Op::BroadcastInDim, {x}, at, span);
+  r.weak = x.weak;
+  return r;
+}
+
+AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
+  DType t = promoteTypes(a, b);
+  bool weak = a.weak && b.weak;
+  a = convert(a, t, span);
+  b = convert(b, t, span);
+  Shape shape = broadcastShapes({a, b}, span, what);
+  a = broadcastTo(a, shape, span, what);
+  b = broadcastTo(b, shape, span, what);
+  AVal r = t_.apply1(op, {a, b}, {}, span);
+  r.weak = weak && opInfo(op).category != OpCategory::Compare;
+  return r;
+}
+
+AVal ArrayOps::trueDivide(AVal a, AVal b, Span span) {
+  DType t = promoteTypes(a, b);
+  if (!isFloat(t)) {
+    bool wide = t == DType::I64 || t == DType::U64;
+    DType f = wide && !(a.weak && b.weak) ? DType::F64 : (a.weak && b.weak && a.isStatic() ? DType::F64 : DType::F32);
+    bool weak = a.weak && b.weak;
+    a = convert(a, f, span);
+    b = convert(b, f, span);
+    a.weak = b.weak = weak;
+  }
+  return binary(Op::Div, a, b, span, "/");
+}
+
+AVal ArrayOps::logical(Op op, AVal a, AVal b, Span span) {
+  auto toBool = [&](AVal x) {
+    if (x.type.dtype == DType::Bool) return x;
+    AVal zero = convert(weakInt(0), x.type.dtype, span);
+    return binary(Op::Ne, x, zero, span, "!=");
+  };
+  return binary(op, toBool(a), toBool(b), span, op == Op::And ? "&&" : "||");
+}
+
+AVal ArrayOps::unary(Op op, AVal x, Span span) {
+  TypeClass tc = opInfo(op).typeClass;
+  if (tc == TypeClass::Float && !isFloat(x.type.dtype))
+    x = convert(x, x.weak && x.isStatic() ? DType::F64 : (x.type.dtype == DType::I64 || x.type.dtype == DType::U64) ? DType::F64 : DType::F32, span);
+  if (op == Op::Neg && x.type.dtype == DType::Bool)
+    fail("E0205", span, "unary `-` is not defined for bool", "use `!x` for logical negation");
+  if (op == Op::Not && isFloat(x.type.dtype))
+    fail("E0205", span, "`!` is not defined for " + std::string(dtypeName(x.type.dtype)),
+         "compare first, e.g. `!(x > 0)`");
+  AVal r = t_.apply1(op, {x}, {}, span);
+  r.weak = x.weak && opInfo(op).category != OpCategory::Predicate;
+  return r;
+}
+
+AVal ArrayOps::select(AVal c, AVal a, AVal b, Span span) {
+  if (c.type.dtype != DType::Bool) c = binary(Op::Ne, c, weakInt(0), span, "select");
+  DType t = promoteTypes(a, b);
+  bool weak = a.weak && b.weak;
+  a = convert(a, t, span);
+  b = convert(b, t, span);
+  Shape shape = broadcastShapes({c, a, b}, span, "select");
+  AVal r = t_.apply1(Op::Select,
+                     {broadcastTo(c, shape, span, "select"), broadcastTo(a, shape, span, "select"),
+                      broadcastTo(b, shape, span, "select")},
+                     {}, span);
+  r.weak = weak;
+  return r;
+}
+
+AVal ArrayOps::reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span) {
+  Attrs at;
+  size_t rank = x.type.shape.size();
+  if (!axes) {
+    for (size_t i = 0; i < rank; ++i) at.axes.push_back(static_cast<int64_t>(i));
+  } else {
+    for (int64_t a : *axes) at.axes.push_back(normAxis(a, rank, span, opName(op)));
+    std::sort(at.axes.begin(), at.axes.end());
+    if (std::adjacent_find(at.axes.begin(), at.axes.end()) != at.axes.end())
+      fail("E0204", span, std::string(opName(op)) + " got a repeated axis");
+  }
+  AVal in = x;
+  if ((op == Op::ReduceAnd || op == Op::ReduceOr) && in.type.dtype != DType::Bool)
+    in = binary(Op::Ne, in, weakInt(0), span, opName(op));
+  if ((op == Op::ReduceSum || op == Op::ReduceProd) && in.type.dtype == DType::Bool)
+    in = convert(in, DType::I32, span);
+  AVal r = t_.apply1(op, {in}, at, span);
+  r.weak = in.weak;
+  return r;
+}
+
+AVal ArrayOps::reshape(const AVal& x, const Shape& shape, Span span) {
+  if (x.type.shape == shape) return x;
+  Attrs at;
+  at.shape = shape;
+  AVal r = t_.apply1(Op::Reshape, {x}, at, span);
+  r.weak = x.weak;
+  return r;
+}
+
+AVal ArrayOps::transpose(const AVal& x, const std::vector<int64_t>& perm, Span span) {
+  Attrs at;
+  at.axes = perm;
+  AVal r = t_.apply1(Op::Transpose, {x}, at, span);
+  r.weak = x.weak;
+  return r;
+}
+
+AVal ArrayOps::expandDims(const AVal& x, int64_t axis, Span span) {
+  Shape s = x.type.shape;
+  axis = normAxis(axis, s.size() + 1, span, "expand_dims");
+  s.insert(s.begin() + axis, 1);
+  return reshape(x, s, span);
+}
+
+AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
+  DType t = promoteTypes(a, b);
+  if (t == DType::Bool) t = DType::I32;
+  a = convert(a, t, span);
+  b = convert(b, t, span);
+  size_t ra = a.type.shape.size(), rb = b.type.shape.size();
+  if (ra == 0 || rb == 0)
+    fail("E0206", span, "matmul needs arrays of rank >= 1, got shapes " + shapeString(a.type.shape) +
+                            " and " + shapeString(b.type.shape),
+         "use `*` to multiply by a scalar");
+  // Vectors are promoted to matrices as in NumPy and the added axis removed afterwards.
+  bool aVec = ra == 1, bVec = rb == 1;
+  if (aVec) a = reshape(a, {1, a.type.shape[0]}, span);
+  if (bVec) b = reshape(b, {b.type.shape[0], 1}, span);
+  Shape sa = a.type.shape, sb = b.type.shape;
+  if (sa.back() != sb[sb.size() - 2])
+    fail("E0206", span, "matmul got incompatible shapes " + shapeString(sa) + " and " + shapeString(sb),
+         "the last axis of the left operand must equal the second-to-last of the right (" +
+             std::to_string(sa.back()) + " != " + std::to_string(sb[sb.size() - 2]) + ")");
+  // Broadcast the batch dimensions, then one dot_general with batch dims in front.
+  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  AVal pa = AVal::of(Array(DType::Bool, ba)), pb = AVal::of(Array(DType::Bool, bb));
+  Shape batch = broadcastShapes({pa, pb}, span, "matmul");
+  Shape ta = batch, tb = batch;
+  ta.insert(ta.end(), sa.end() - 2, sa.end());
+  tb.insert(tb.end(), sb.end() - 2, sb.end());
+  a = broadcastTo(a, ta, span, "matmul");
+  b = broadcastTo(b, tb, span, "matmul");
+  Attrs at;
+  int64_t nb = static_cast<int64_t>(batch.size());
+  for (int64_t i = 0; i < nb; ++i) {
+    at.lhsBatch.push_back(i);
+    at.rhsBatch.push_back(i);
+  }
+  at.lhsContract = {nb + 1};
+  at.rhsContract = {nb};
+  AVal r = t_.apply1(Op::DotGeneral, {a, b}, at, span);
+  Shape rs = r.type.shape;
+  if (aVec) rs.erase(rs.end() - 2);
+  if (bVec) rs.erase(rs.end() - 1);
+  return reshape(r, rs, span);
+}
+
+AVal ArrayOps::concat(std::vector<AVal> xs, int64_t axis, Span span) {
+  if (xs.empty()) fail("E0207", span, "concat needs at least one array");
+  DType t = xs[0].type.dtype;
+  for (size_t i = 1; i < xs.size(); ++i) t = promoteTypes(AVal::of(Array(t, {})), xs[i]);
+  for (AVal& x : xs) x = convert(x, t, span);
+  size_t rank = xs[0].type.shape.size();
+  if (rank == 0) fail("E0207", span, "concat cannot join scalars", "use `stack` to make a new axis");
+  Attrs at;
+  at.axes = {normAxis(axis, rank, span, "concat")};
+  for (const AVal& x : xs) {
+    bool ok = x.type.shape.size() == rank;
+    for (size_t d = 0; ok && d < rank; ++d)
+      ok = static_cast<int64_t>(d) == at.axes[0] || x.type.shape[d] == xs[0].type.shape[d];
+    if (!ok) {
+      std::string shapes;
+      for (size_t k = 0; k < xs.size(); ++k) shapes += (k ? ", " : "") + shapeString(xs[k].type.shape);
+      fail("E0207", span, "concat along axis " + std::to_string(at.axes[0]) + " got shapes " + shapes,
+           "all dimensions but the joined one must agree");
+    }
+  }
+  if (xs.size() == 1) return xs[0];
+  return t_.apply1(Op::Concat, xs, at, span);
+}
+
+AVal ArrayOps::slice(const AVal& x, std::vector<int64_t> starts, std::vector<int64_t> limits,
+                     std::vector<int64_t> strides, Span span) {
+  Attrs at;
+  at.starts = std::move(starts);
+  at.limits = std::move(limits);
+  at.strides = std::move(strides);
+  AVal r = t_.apply1(Op::Slice, {x}, at, span);
+  r.weak = x.weak;
+  return r;
+}
+
+AVal ArrayOps::iota(DType t, const Shape& shape, int64_t dim, Span span) {
+  Attrs at;
+  at.dtype = t;
+  at.shape = shape;
+  at.axes = {dim};
+  return t_.apply1(Op::Iota, {}, at, span);
+}
+
+AVal ArrayOps::full(const Shape& shape, AVal value, Span span) {
+  return broadcastTo(value, shape, span, "full");
+}
+
+}  // namespace scn

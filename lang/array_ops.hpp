@@ -1,0 +1,65 @@
+// The NumPy-level layer over IR ops: dtype promotion, weak types, broadcasting, conversions.
+// Builtins and operators are written with these; each ends in Tracer::apply.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "lang/tracer.hpp"
+
+namespace scn {
+
+/// A weakly typed host scalar (a literal without suffix). Stored at 64 bits so that combining it
+/// with an f64/i64 array loses nothing; see Note [Weak types] in array_ops.cpp.
+AVal weakInt(int64_t v);
+AVal weakFloat(double v);
+AVal strongScalar(DType t, double v);
+
+/// A weak static value at its default dtype (i32 / f32); other values unchanged. Applied where a
+/// value stands alone: printing, function arguments, loop carries, stored arrays.
+AVal defaultize(AVal v);
+
+/// The dtype two operands promote to (docs/language.md "Type promotion").
+DType promoteTypes(const AVal& a, const AVal& b);
+
+class ArrayOps {
+ public:
+  explicit ArrayOps(Tracer& t) : t_(t) {}
+  Tracer& tracer() { return t_; }
+
+  AVal convert(const AVal& x, DType to, Span span);
+  /// Broadcasts to `shape` (NumPy rules: trailing dims, size-1 stretches); `what` names the op
+  /// for the error message.
+  AVal broadcastTo(const AVal& x, const Shape& shape, Span span, const char* what = "broadcast_to");
+  /// NumPy's broadcast shape of several operands or E0203 naming `what` and every shape.
+  Shape broadcastShapes(const std::vector<AVal>& xs, Span span, const char* what);
+
+  /// Elementwise binary op with promotion and broadcasting (arithmetic ops keep the dtype;
+  /// comparisons give bool). `what` is the surface name used in messages ("add", "*").
+  AVal binary(Op op, AVal a, AVal b, Span span, const char* what);
+  AVal trueDivide(AVal a, AVal b, Span span);
+  AVal logical(Op op, AVal a, AVal b, Span span);
+  /// Elementwise unary op; float-only ops convert integer inputs to a float dtype first.
+  AVal unary(Op op, AVal x, Span span);
+  AVal select(AVal c, AVal a, AVal b, Span span);
+
+  AVal reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span);
+  AVal reshape(const AVal& x, const Shape& shape, Span span);
+  AVal transpose(const AVal& x, const std::vector<int64_t>& perm, Span span);
+  AVal expandDims(const AVal& x, int64_t axis, Span span);
+  AVal matmul(AVal a, AVal b, Span span);
+  AVal concat(std::vector<AVal> xs, int64_t axis, Span span);
+  AVal slice(const AVal& x, std::vector<int64_t> starts, std::vector<int64_t> limits,
+             std::vector<int64_t> strides, Span span);
+  AVal iota(DType t, const Shape& shape, int64_t dim, Span span);
+  AVal full(const Shape& shape, AVal value, Span span);
+  AVal constant(Array a);
+
+  /// Normalises a possibly negative axis for rank `rank`, or E0204.
+  static int64_t normAxis(int64_t axis, size_t rank, Span span, const char* what);
+
+ private:
+  Tracer& t_;
+};
+
+}  // namespace scn

@@ -1,0 +1,47 @@
+// Argument parsing for builtins: positional/keyword binding by a signature, with diagnostics.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/diagnostics.hpp"
+#include "lang/eval.hpp"
+
+namespace scn {
+
+/// Binds a call's arguments to parameter names ("x", "axis=", ...): a name ending in '=' is
+/// keyword-or-positional with a default; the rest are required. Unknown keywords and surplus
+/// arguments are E0220/E0221 naming the builtin and its signature.
+class Args {
+ public:
+  Args(Evaluator& ev, CallArgs& call, const char* fn, std::vector<std::string> names);
+
+  bool has(size_t i) const { return values_[i].has_value(); }
+  const Value& get(size_t i) const;
+  Span span(size_t i) const { return spans_[i]; }
+  Span callSpan() const { return call_.span; }
+
+  AVal array(size_t i) const;
+  /// Static integer argument; default when absent.
+  int64_t integer(size_t i, std::optional<int64_t> dflt, StaticUse use = StaticUse::Other) const;
+  bool boolean(size_t i, bool dflt) const;
+  double number(size_t i, double dflt) const;
+  /// A static shape: an int or a tuple of ints.
+  Shape shape(size_t i) const;
+  /// An axis argument: None/absent -> nullopt; int or tuple of ints.
+  std::optional<std::vector<int64_t>> axes(size_t i) const;
+  std::optional<DType> dtype(size_t i) const;
+  const Value& callable(size_t i) const;
+  const std::string& name(size_t i) const { return names_[i]; }
+
+ private:
+  Evaluator& ev_;
+  CallArgs& call_;
+  const char* fn_;
+  std::vector<std::string> names_;
+  std::vector<std::optional<Value>> values_;
+  std::vector<Span> spans_;
+};
+
+}  // namespace scn

@@ -1,0 +1,523 @@
+// Builtins over arrays: creation, elementwise math, reductions, shape manipulation, I/O checks.
+#include <cmath>
+#include <numeric>
+
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+void registerControlBuiltins(std::map<std::string, Builtin>& m);
+void registerRandomBuiltins(std::map<std::string, Builtin>& m);
+
+namespace {
+
+Value arr(AVal a) { return Value::ofArray(std::move(a)); }
+
+// ---- creation ----
+
+AVal filled(Evaluator& ev, const Shape& shape, AVal value, std::optional<DType> dtype, Span span) {
+  if (dtype) {
+    value = ev.ops().convert(value, *dtype, span);
+    value.weak = false;
+  } else {
+    value = defaultize(value);
+  }
+  return ev.ops().full(shape, value, span);
+}
+
+Value zeros(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "zeros", {"shape", "dtype="});
+  return arr(filled(ev, a.shape(0), strongScalar(a.dtype(1).value_or(DType::F32), 0), std::nullopt, c.span));
+}
+Value ones(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "ones", {"shape", "dtype="});
+  return arr(filled(ev, a.shape(0), strongScalar(a.dtype(1).value_or(DType::F32), 1), std::nullopt, c.span));
+}
+Value full(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "full", {"shape", "fill_value", "dtype="});
+  return arr(filled(ev, a.shape(0), a.array(1), a.dtype(2), c.span));
+}
+Value zerosLike(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "zeros_like", {"x", "dtype="});
+  AVal x = a.array(0);
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(defaultize(x).type.dtype), 0), std::nullopt, c.span));
+}
+Value onesLike(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "ones_like", {"x", "dtype="});
+  AVal x = a.array(0);
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(defaultize(x).type.dtype), 1), std::nullopt, c.span));
+}
+
+Value arange(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "arange", {"start", "stop=", "step=", "dtype="});
+  // arange(n) or arange(start, stop, step): static bounds (the length is a shape).
+  auto num = [&](size_t i) {
+    Array v = concreteOrError(a.array(i), StaticUse::Shape, a.span(i), "`" + a.name(i) + "` of arange");
+    return v;
+  };
+  bool anyFloat = false;
+  double start = 0, stop, step = 1;
+  if (a.has(1) && !a.get(1).isNone()) {
+    start = num(0).getDouble(0);
+    stop = num(1).getDouble(0);
+    anyFloat = isFloat(num(0).dtype) || isFloat(num(1).dtype);
+  } else {
+    stop = num(0).getDouble(0);
+    anyFloat = isFloat(num(0).dtype);
+  }
+  if (a.has(2)) {
+    step = num(2).getDouble(0);
+    anyFloat = anyFloat || isFloat(num(2).dtype);
+  }
+  if (step == 0) fail("E0223", a.span(2), "arange step must not be zero");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  DType t = a.dtype(3).value_or(anyFloat ? DType::F32 : DType::I32);
+  AVal i = ev.ops().iota(isFloat(t) ? t : DType::I64, {n}, 0, c.span);
+  AVal r = ev.ops().binary(Op::Add, ev.ops().binary(Op::Mul, i, anyFloat ? weakFloat(step) : weakInt(static_cast<int64_t>(step)), c.span, "arange"),
+                           anyFloat ? weakFloat(start) : weakInt(static_cast<int64_t>(start)), c.span, "arange");
+  r = ev.ops().convert(r, t, c.span);
+  r.weak = false;
+  return arr(r);
+}
+
+Value linspace(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "linspace", {"start", "stop", "num=", "endpoint=", "dtype="});
+  int64_t n = a.integer(2, 50, StaticUse::Shape);
+  bool endpoint = a.boolean(3, true);
+  DType t = a.dtype(4).value_or(DType::F32);
+  AVal start = a.array(0), stop = a.array(1);
+  int64_t div = endpoint ? n - 1 : n;
+  AVal i = ev.ops().iota(DType::F64, {n}, 0, c.span);
+  AVal delta = ev.ops().binary(Op::Sub, ev.ops().convert(stop, DType::F64, c.span), ev.ops().convert(start, DType::F64, c.span), c.span, "linspace");
+  AVal stepv = div > 0 ? ev.ops().trueDivide(delta, weakFloat(static_cast<double>(div)), c.span) : weakFloat(0);
+  AVal r = ev.ops().binary(Op::Add, ev.ops().convert(start, DType::F64, c.span), ev.ops().binary(Op::Mul, i, stepv, c.span, "linspace"), c.span, "linspace");
+  r = ev.ops().convert(r, t, c.span);
+  r.weak = false;
+  return arr(r);
+}
+
+Value eye(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "eye", {"n", "m=", "dtype="});
+  int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
+  int64_t m = a.integer(1, n, StaticUse::Shape);
+  DType t = a.dtype(2).value_or(DType::F32);
+  AVal r = ev.ops().binary(Op::Eq, ev.ops().iota(DType::I64, {n, m}, 0, c.span), ev.ops().iota(DType::I64, {n, m}, 1, c.span), c.span, "eye");
+  return arr(ev.ops().convert(r, t, c.span));
+}
+
+// ---- elementwise math ----
+
+template <Op op>
+Value unaryMath(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, opName(op), {"x"});
+  return arr(ev.ops().unary(op, a.array(0), c.span));
+}
+
+template <Op op>
+Value binaryMath(Evaluator& ev, CallArgs& c) {
+  const char* name = op == Op::Max ? "maximum" : op == Op::Min ? "minimum" : opName(op);
+  Args a(ev, c, name, {"x", "y"});
+  return arr(ev.ops().binary(op, a.array(0), a.array(1), c.span, name));
+}
+
+Value select(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "select", {"c", "a", "b"});
+  return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span));
+}
+
+Value where(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "where", {"c", "a", "b"});
+  return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span));
+}
+
+Value clip(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "clip", {"x", "lo", "hi"});
+  AVal x = ev.ops().binary(Op::Max, a.array(0), a.array(1), c.span, "clip");
+  return arr(ev.ops().binary(Op::Min, x, a.array(2), c.span, "clip"));
+}
+
+Value astype(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "astype", {"x", "dtype"});
+  AVal r = ev.ops().convert(a.array(0), *a.dtype(1), c.span);
+  r.weak = false;
+  return arr(r);
+}
+
+// ---- reductions ----
+
+template <Op op>
+Value reduction(Evaluator& ev, CallArgs& c) {
+  const char* name = op == Op::ReduceSum ? "sum" : op == Op::ReduceProd ? "prod" : op == Op::ReduceMax ? "max"
+                     : op == Op::ReduceMin ? "min" : op == Op::ReduceAnd ? "all" : "any";
+  Args a(ev, c, name, {"x", "axis="});
+  AVal x = a.array(0);
+  if ((op == Op::ReduceMax || op == Op::ReduceMin) && numElements(x.type.shape) == 0)
+    fail("E0225", c.span, std::string(name) + " of an empty array has no identity");
+  return arr(ev.ops().reduce(op, x, a.axes(1), c.span));
+}
+
+Value mean(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "mean", {"x", "axis="});
+  AVal x = a.array(0);
+  if (!isFloat(x.type.dtype)) x = ev.ops().convert(x, DType::F32, c.span);
+  auto axes = a.axes(1);
+  int64_t count = 1;
+  if (axes) {
+    for (int64_t ax : *axes) count *= x.type.shape[ArrayOps::normAxis(ax, x.type.shape.size(), c.span, "mean")];
+  } else {
+    count = numElements(x.type.shape);
+  }
+  AVal s = ev.ops().reduce(Op::ReduceSum, x, axes, c.span);
+  return arr(ev.ops().trueDivide(s, weakFloat(static_cast<double>(count)), c.span));
+}
+
+template <Op op>
+Value argReduce(Evaluator& ev, CallArgs& c) {
+  const char* name = op == Op::ArgMax ? "argmax" : "argmin";
+  Args a(ev, c, name, {"x", "axis="});
+  AVal x = a.array(0);
+  auto axes = a.axes(1);
+  if (!axes) {
+    x = ev.ops().reshape(x, {numElements(x.type.shape)}, c.span);
+    axes = std::vector<int64_t>{0};
+  }
+  Attrs at;
+  at.axes = {ArrayOps::normAxis((*axes)[0], x.type.shape.size(), c.span, name)};
+  return arr(ev.tracer().apply1(op, {x}, at, c.span));
+}
+
+template <Op op>
+Value cumulative(Evaluator& ev, CallArgs& c) {
+  const char* name = op == Op::CumSum ? "cumsum" : op == Op::CumProd ? "cumprod" : op == Op::CumMax ? "cummax" : "cummin";
+  Args a(ev, c, name, {"x", "axis=", "reverse="});
+  AVal x = a.array(0);
+  auto axes = a.axes(1);
+  if (!axes) {
+    x = ev.ops().reshape(x, {numElements(x.type.shape)}, c.span);
+    axes = std::vector<int64_t>{0};
+  }
+  if (x.type.dtype == DType::Bool) x = ev.ops().convert(x, DType::I32, c.span);
+  Attrs at;
+  at.axes = {ArrayOps::normAxis((*axes)[0], x.type.shape.size(), c.span, name)};
+  at.reverse = a.boolean(2, false);
+  AVal r = ev.tracer().apply1(op, {x}, at, c.span);
+  r.weak = x.weak;
+  return arr(r);
+}
+
+Value matmul(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "matmul", {"a", "b"});
+  return arr(ev.ops().matmul(a.array(0), a.array(1), c.span));
+}
+
+Value dot(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "dot", {"a", "b"});
+  AVal x = a.array(0), y = a.array(1);
+  if (x.type.shape.empty() || y.type.shape.empty()) return arr(ev.ops().binary(Op::Mul, x, y, c.span, "dot"));
+  return arr(ev.ops().matmul(x, y, c.span));
+}
+
+// ---- shapes ----
+
+Value reshape(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "reshape", {"x", "shape"});
+  AVal x = a.array(0);
+  // One dimension may be -1: inferred from the others.
+  const Value& sv = a.get(1);
+  std::vector<int64_t> dims;
+  auto dimOf = [&](const Value& d) {
+    return staticInt(toArray(d, a.span(1), "reshape"), StaticUse::Shape, a.span(1), "`shape` of reshape");
+  };
+  if (sv.isTuple()) for (const Value& d : *sv.elems) dims.push_back(dimOf(d));
+  else dims.push_back(dimOf(sv));
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (infer >= 0) fail("E0226", a.span(1), "reshape: only one dimension may be -1");
+      infer = static_cast<int64_t>(i);
+    } else if (dims[i] < 0) {
+      fail("E0226", a.span(1), "reshape got a negative dimension " + std::to_string(dims[i]));
+    } else {
+      known *= dims[i];
+    }
+  }
+  int64_t total = numElements(x.type.shape);
+  if (infer >= 0 && known > 0 && total % known == 0) dims[infer] = total / known;
+  if (numElements(dims) != total)
+    fail("E0226", c.span, "cannot reshape an array of shape " + shapeString(x.type.shape) + " (" +
+                              std::to_string(total) + " elements) into shape " + shapeString(dims));
+  return arr(ev.ops().reshape(x, dims, c.span));
+}
+
+Value transpose(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "transpose", {"x", "axes="});
+  AVal x = a.array(0);
+  size_t rank = x.type.shape.size();
+  std::vector<int64_t> perm;
+  if (auto axes = a.axes(1)) {
+    for (int64_t ax : *axes) perm.push_back(ArrayOps::normAxis(ax, rank, a.span(1), "transpose"));
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    bool ok = sorted.size() == rank;
+    for (size_t i = 0; ok && i < rank; ++i) ok = sorted[i] == static_cast<int64_t>(i);
+    if (!ok) fail("E0204", a.span(1), "transpose axes must be a permutation of 0.." + std::to_string(rank ? rank - 1 : 0));
+  } else {
+    for (size_t i = rank; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  }
+  return arr(ev.ops().transpose(x, perm, c.span));
+}
+
+std::vector<AVal> arrayList(const Value& v, Span span, const char* fn) {
+  if (!v.isTuple()) fail("E0207", span, std::string(fn) + " takes a tuple of arrays, e.g. " + fn + "((a, b))");
+  std::vector<AVal> xs;
+  for (const Value& e : *v.elems) xs.push_back(toArray(e, span, fn));
+  return xs;
+}
+
+Value concat(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "concat", {"arrays", "axis="});
+  return arr(ev.ops().concat(arrayList(a.get(0), a.span(0), "concat"), a.integer(1, 0, StaticUse::Axis), c.span));
+}
+
+Value stack(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "stack", {"arrays", "axis="});
+  std::vector<AVal> xs = arrayList(a.get(0), a.span(0), "stack");
+  if (xs.empty()) fail("E0207", c.span, "stack needs at least one array");
+  int64_t axis = ArrayOps::normAxis(a.integer(1, 0, StaticUse::Axis), xs[0].type.shape.size() + 1, a.span(1), "stack");
+  for (AVal& x : xs) {
+    if (x.type.shape != xs[0].type.shape)
+      fail("E0207", c.span, "stack got arrays of different shapes " + shapeString(xs[0].type.shape) + " and " + shapeString(x.type.shape));
+    x = ev.ops().expandDims(x, axis, c.span);
+  }
+  return arr(ev.ops().concat(xs, axis, c.span));
+}
+
+Value broadcastTo(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "broadcast_to", {"x", "shape"});
+  return arr(ev.ops().broadcastTo(a.array(0), a.shape(1), c.span));
+}
+
+Value expandDims(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "expand_dims", {"x", "axis"});
+  return arr(ev.ops().expandDims(a.array(0), a.integer(1, std::nullopt, StaticUse::Axis), c.span));
+}
+
+Value squeeze(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "squeeze", {"x", "axis="});
+  AVal x = a.array(0);
+  Shape s;
+  auto axes = a.axes(1);
+  std::vector<bool> drop(x.type.shape.size(), false);
+  if (axes) {
+    for (int64_t ax : *axes) {
+      int64_t n = ArrayOps::normAxis(ax, x.type.shape.size(), a.span(1), "squeeze");
+      if (x.type.shape[n] != 1)
+        fail("E0226", a.span(1), "squeeze: axis " + std::to_string(ax) + " has size " + std::to_string(x.type.shape[n]) + ", not 1");
+      drop[n] = true;
+    }
+  } else {
+    for (size_t i = 0; i < drop.size(); ++i) drop[i] = x.type.shape[i] == 1;
+  }
+  for (size_t i = 0; i < drop.size(); ++i)
+    if (!drop[i]) s.push_back(x.type.shape[i]);
+  return arr(ev.ops().reshape(x, s, c.span));
+}
+
+Value flip(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "flip", {"x", "axis="});
+  AVal x = a.array(0);
+  Attrs at;
+  if (auto axes = a.axes(1)) {
+    for (int64_t ax : *axes) at.axes.push_back(ArrayOps::normAxis(ax, x.type.shape.size(), a.span(1), "flip"));
+    std::sort(at.axes.begin(), at.axes.end());
+  } else {
+    for (size_t i = 0; i < x.type.shape.size(); ++i) at.axes.push_back(static_cast<int64_t>(i));
+  }
+  return arr(ev.tracer().apply1(Op::Reverse, {x}, at, c.span));
+}
+
+Value len(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "len", {"x"});
+  const Value& v = a.get(0);
+  if (v.isTuple()) return arr(weakInt(static_cast<int64_t>(v.elems->size())));
+  AVal x = a.array(0);
+  if (x.type.shape.empty()) fail("E0227", c.span, "len() of a scalar", "a scalar has no length; use x.size");
+  return arr(weakInt(x.type.shape[0]));
+}
+
+Value dynamicSlice(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "dynamic_slice", {"x", "starts", "sizes"});
+  AVal x = a.array(0);
+  Shape sizes = a.shape(2);
+  std::vector<AVal> in{x};
+  const Value& st = a.get(1);
+  std::vector<Value> starts = st.isTuple() ? *st.elems : std::vector<Value>{st};
+  if (starts.size() != x.type.shape.size() || sizes.size() != x.type.shape.size())
+    fail("E0226", c.span, "dynamic_slice needs one start and one size per axis of " + shapeString(x.type.shape));
+  for (const Value& s : starts) in.push_back(ev.ops().convert(toArray(s, a.span(1), "dynamic_slice"), DType::I32, c.span));
+  Attrs at;
+  at.shape = sizes;
+  return arr(ev.tracer().apply1(Op::DynamicSlice, in, at, c.span));
+}
+
+Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "dynamic_update_slice", {"x", "update", "starts"});
+  AVal x = a.array(0);
+  AVal u = ev.ops().convert(a.array(1), x.type.dtype, c.span);
+  std::vector<AVal> in{x, u};
+  const Value& st = a.get(2);
+  std::vector<Value> starts = st.isTuple() ? *st.elems : std::vector<Value>{st};
+  if (starts.size() != x.type.shape.size())
+    fail("E0226", c.span, "dynamic_update_slice needs one start per axis of " + shapeString(x.type.shape));
+  for (const Value& s : starts) in.push_back(ev.ops().convert(toArray(s, a.span(2), "dynamic_update_slice"), DType::I32, c.span));
+  return arr(ev.tracer().apply1(Op::DynamicUpdateSlice, in, {}, c.span));
+}
+
+// ---- output and checks ----
+
+Value print(Evaluator& ev, CallArgs& c) {
+  std::string line;
+  for (size_t i = 0; i < c.pos.size(); ++i) {
+    if (c.pos[i].isArray() && !c.pos[i].array->isStatic() && ev.tracer().tracing())
+      fail("E0102", c.posSpans[i],
+           "concretization error: print needs a static value, but this one is traced (" +
+               typeString(c.pos[i].array->type) + ")",
+           "print the result outside the function, or return it");
+    line += (i ? " " : "") + ev.format(c.pos[i]);
+  }
+  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "print takes no keyword arguments");
+  ev.host().out(line + "\n");
+  return Value::none();
+}
+
+Value assertBuiltin(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "assert", {"cond", "message="});
+  AVal cond = a.array(0);
+  Array v = concreteOrError(cond, StaticUse::HostConversion, a.span(0), "the condition of assert");
+  bool ok = true;
+  for (int64_t i = 0; i < v.size(); ++i) ok = ok && v.getDouble(i) != 0;
+  if (!ok) {
+    std::string msg = a.has(1) ? ev.format(a.get(1)) : "";
+    fail("E0501", c.span, "assertion failed" + (msg.empty() ? "" : ": " + msg));
+  }
+  return Value::none();
+}
+
+Value assertClose(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "assert_close", {"a", "b", "rtol=", "atol="});
+  double rtol = a.number(2, 1e-5), atol = a.number(3, 1e-8);
+  AVal x = a.array(0), y = a.array(1);
+  Shape shape = ev.ops().broadcastShapes({x, y}, c.span, "assert_close");
+  AVal xb = ev.ops().broadcastTo(defaultize(x), shape, c.span);
+  AVal yb = ev.ops().broadcastTo(defaultize(y), shape, c.span);
+  Array xa = concreteOrError(xb, StaticUse::HostConversion, a.span(0), "assert_close");
+  Array ya = concreteOrError(yb, StaticUse::HostConversion, a.span(1), "assert_close");
+  int64_t bad = 0, worst = -1;
+  double worstErr = -1;
+  for (int64_t i = 0; i < xa.size(); ++i) {
+    double p = xa.getDouble(i), q = ya.getDouble(i);
+    bool same = (std::isnan(p) && std::isnan(q)) || p == q;
+    double err = std::fabs(p - q);
+    if (!same && !(err <= atol + rtol * std::fabs(q))) {
+      ++bad;
+      if (!(err <= worstErr)) {
+        worstErr = err;
+        worst = i;
+      }
+    }
+  }
+  if (bad > 0) {
+    std::string where;
+    int64_t rem = worst;
+    for (size_t d = shape.size(); d-- > 0;) {
+      where = std::to_string(rem % shape[d]) + (where.empty() ? "" : ", ") + where;
+      rem /= shape[d];
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.9g vs %.9g (|a-b| = %.3g, allowed %.3g)", xa.getDouble(worst),
+             ya.getDouble(worst), worstErr, atol + rtol * std::fabs(ya.getDouble(worst)));
+    fail("E0503", c.span,
+         "assert_close failed: " + std::to_string(bad) + " of " + std::to_string(xa.size()) +
+             " elements differ; worst at [" + where + "]: " + buf,
+         "the rule is |a - b| <= atol + rtol * |b| (rtol=" + std::to_string(rtol) + ", atol=" + std::to_string(atol) + ")");
+  }
+  return Value::none();
+}
+
+std::map<std::string, Builtin> makeTable() {
+  std::map<std::string, Builtin> m;
+  auto add = [&](const char* name, BuiltinFn fn, const char* sig) { m[name] = Builtin{name, fn, sig}; };
+  add("zeros", zeros, "zeros(shape, dtype=f32)");
+  add("ones", ones, "ones(shape, dtype=f32)");
+  add("full", full, "full(shape, fill_value, dtype=)");
+  add("zeros_like", zerosLike, "zeros_like(x, dtype=)");
+  add("ones_like", onesLike, "ones_like(x, dtype=)");
+  add("arange", arange, "arange(start, stop=, step=1, dtype=)");
+  add("linspace", linspace, "linspace(start, stop, num=50, endpoint=true, dtype=f32)");
+  add("eye", eye, "eye(n, m=n, dtype=f32)");
+  add("sqrt", unaryMath<Op::Sqrt>, "sqrt(x)");
+  add("rsqrt", unaryMath<Op::Rsqrt>, "rsqrt(x)");
+  add("exp", unaryMath<Op::Exp>, "exp(x)");
+  add("log", unaryMath<Op::Log>, "log(x)");
+  add("log1p", unaryMath<Op::Log1p>, "log1p(x)");
+  add("expm1", unaryMath<Op::Expm1>, "expm1(x)");
+  add("sin", unaryMath<Op::Sin>, "sin(x)");
+  add("cos", unaryMath<Op::Cos>, "cos(x)");
+  add("tan", unaryMath<Op::Tan>, "tan(x)");
+  add("tanh", unaryMath<Op::Tanh>, "tanh(x)");
+  add("abs", unaryMath<Op::Abs>, "abs(x)");
+  add("sign", unaryMath<Op::Sign>, "sign(x)");
+  add("floor", unaryMath<Op::Floor>, "floor(x)");
+  add("ceil", unaryMath<Op::Ceil>, "ceil(x)");
+  add("round", unaryMath<Op::Round>, "round(x)");
+  add("sigmoid", unaryMath<Op::Sigmoid>, "sigmoid(x)");
+  add("isnan", unaryMath<Op::IsNan>, "isnan(x)");
+  add("maximum", binaryMath<Op::Max>, "maximum(x, y)");
+  add("minimum", binaryMath<Op::Min>, "minimum(x, y)");
+  add("pow", binaryMath<Op::Pow>, "pow(x, y)");
+  add("select", select, "select(c, a, b)");
+  add("where", where, "where(c, a, b)");
+  add("clip", clip, "clip(x, lo, hi)");
+  add("astype", astype, "astype(x, dtype)");
+  add("sum", reduction<Op::ReduceSum>, "sum(x, axis=None)");
+  add("prod", reduction<Op::ReduceProd>, "prod(x, axis=None)");
+  add("max", reduction<Op::ReduceMax>, "max(x, axis=None)");
+  add("min", reduction<Op::ReduceMin>, "min(x, axis=None)");
+  add("all", reduction<Op::ReduceAnd>, "all(x, axis=None)");
+  add("any", reduction<Op::ReduceOr>, "any(x, axis=None)");
+  add("mean", mean, "mean(x, axis=None)");
+  add("argmax", argReduce<Op::ArgMax>, "argmax(x, axis=None)");
+  add("argmin", argReduce<Op::ArgMin>, "argmin(x, axis=None)");
+  add("cumsum", cumulative<Op::CumSum>, "cumsum(x, axis=None, reverse=false)");
+  add("cumprod", cumulative<Op::CumProd>, "cumprod(x, axis=None, reverse=false)");
+  add("cummax", cumulative<Op::CumMax>, "cummax(x, axis=None, reverse=false)");
+  add("cummin", cumulative<Op::CumMin>, "cummin(x, axis=None, reverse=false)");
+  add("matmul", matmul, "matmul(a, b)");
+  add("dot", dot, "dot(a, b)");
+  add("reshape", reshape, "reshape(x, shape)");
+  add("transpose", transpose, "transpose(x, axes=None)");
+  add("concat", concat, "concat(arrays, axis=0)");
+  add("stack", stack, "stack(arrays, axis=0)");
+  add("broadcast_to", broadcastTo, "broadcast_to(x, shape)");
+  add("expand_dims", expandDims, "expand_dims(x, axis)");
+  add("squeeze", squeeze, "squeeze(x, axis=None)");
+  add("flip", flip, "flip(x, axis=None)");
+  add("len", len, "len(x)");
+  add("dynamic_slice", dynamicSlice, "dynamic_slice(x, starts, sizes)");
+  add("dynamic_update_slice", dynamicUpdateSlice, "dynamic_update_slice(x, update, starts)");
+  add("print", print, "print(values...)");
+  add("assert", assertBuiltin, "assert(cond, message=)");
+  add("assert_close", assertClose, "assert_close(a, b, rtol=1e-5, atol=1e-8)");
+  registerControlBuiltins(m);
+  registerRandomBuiltins(m);
+  return m;
+}
+
+}  // namespace
+
+const std::map<std::string, Builtin>& builtins() {
+  static const std::map<std::string, Builtin> table = makeTable();
+  return table;
+}
+
+}  // namespace scn

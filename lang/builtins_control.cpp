@@ -1,0 +1,441 @@
+// Control-flow builtins: scan, vmap, fori_loop, while_loop, cond, associative_scan.
+#include "jit/batch.hpp"
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+namespace {
+
+Value arr(AVal a) { return Value::ofArray(std::move(a)); }
+
+struct Flat {
+  std::vector<AVal> leaves;
+  TreeDef def;
+};
+
+Flat flat(const Value& v, Span span, const char* what) {
+  Flat f;
+  Evaluator::flatten(v, f.leaves, f.def, span, what);
+  for (AVal& l : f.leaves) l = defaultize(l);
+  return f;
+}
+
+Value rebuild(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos) {
+  return Evaluator::unflatten(def, leaves, pos);
+}
+
+std::vector<AVal> concatLeaves(std::vector<AVal> a, const std::vector<AVal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Checks that a loop body returned a carry with the structure and types of the initial one.
+void checkCarry(const char* fn, const TreeDef& initDef, const std::vector<AVal>& init,
+                const TreeDef& outDef, const std::vector<AVal>& out, size_t outOffset, Span span) {
+  if (!(initDef == outDef))
+    fail("E0233", span,
+         std::string(fn) + " body returned a carry of structure " + outDef.str() +
+             " but the initial carry has structure " + initDef.str());
+  for (size_t i = 0; i < init.size(); ++i) {
+    const Type& a = init[i].type;
+    const Type& b = out[outOffset + i].type;
+    if (a != b)
+      fail("E0233", span,
+           std::string(fn) + " carry component " + std::to_string(i) + " has type " + typeString(a) +
+               " in the initial value but the body returns " + typeString(b),
+           "the carry must keep its shape and dtype across iterations; give the initial value the "
+           "body's type, e.g. `" + std::string(dtypeName(b.dtype)) + "(init)` or `zeros(" +
+               shapeString(b.shape) + ", dtype=" + dtypeName(b.dtype) + ")`");
+  }
+}
+
+/// The type-only stand-in for a value a body will receive (traceBody reads type, weak, origin).
+AVal placeholder(AVal x) {
+  x.concrete.reset();
+  x.trace = nullptr;
+  x.var = -1;
+  return x;
+}
+
+AVal sliceType(const AVal& x) {  // the per-iteration slice of a scanned array
+  AVal s = placeholder(x);
+  s.type.shape.erase(s.type.shape.begin());
+  return s;
+}
+
+// scan(f, init, xs=None, length=None, reverse=false, unroll=1)
+Value scan(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "scan", {"f", "init", "xs=", "length=", "reverse=", "unroll="});
+  const Value& f = a.callable(0);
+  Flat init = flat(a.get(1), a.span(1), "scan init");
+  Flat xs;
+  bool haveXs = a.has(2) && !a.get(2).isNone();
+  if (haveXs) xs = flat(a.get(2), a.span(2), "scan xs");
+  std::optional<int64_t> length;
+  if (a.has(3) && !a.get(3).isNone()) {
+    length = a.integer(3, std::nullopt, StaticUse::ScanLength);
+    if (*length < 0) fail("E0231", a.span(3), "scan length must be >= 0, got " + std::to_string(*length));
+  }
+  for (size_t i = 0; i < xs.leaves.size(); ++i) {
+    const Shape& s = xs.leaves[i].type.shape;
+    if (s.empty())
+      fail("E0231", a.span(2), "scan xs leaf " + std::to_string(i) + " is a scalar; xs are scanned along their first axis");
+    if (!length) length = s[0];
+    if (s[0] != *length)
+      fail("E0231", a.span(2),
+           "scan xs leaf " + std::to_string(i) + " has leading dimension " + std::to_string(s[0]) +
+               " but the scan length is " + std::to_string(*length));
+  }
+  if (!length)
+    fail("E0230", c.span, "scan with xs=None needs a static `length=`",
+         "pass `length=n`, or an xs array whose first axis has the length");
+  bool reverse = a.boolean(4, false);
+  int64_t unroll = a.integer(5, 1);
+  if (unroll < 1) fail("E0231", a.span(5), "scan unroll must be >= 1, got " + std::to_string(unroll));
+
+  size_t pos = 0;
+  Value carry = rebuild(init.def, init.leaves, pos);
+  std::vector<AVal> xSlices;
+  for (const AVal& x : xs.leaves) xSlices.push_back(sliceType(x));
+  pos = 0;
+  Value xVal = haveXs ? rebuild(xs.def, xSlices, pos) : Value::none();
+  Evaluator::Traced t = ev.traceFunction(f, {carry, xVal}, a.span(0), "scan body", "the scan carry");
+  if (t.outTree.kind != TreeDef::Tuple || t.outTree.children.size() != 2)
+    fail("E0232", a.span(0), "a scan body must return a pair (carry, y), got " + t.outTree.str());
+  checkCarry("scan", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(0));
+
+  Attrs at;
+  at.numConsts = static_cast<int>(t.trace->captured().size());
+  at.numCarry = static_cast<int>(init.leaves.size());
+  at.length = *length;
+  at.reverse = reverse;
+  at.unroll = unroll;
+  std::vector<AVal> in = concatLeaves(concatLeaves(t.trace->captured(), init.leaves), xs.leaves);
+  std::vector<AVal> outs = ev.tracer().apply(Op::Scan, in, at, c.span, {t.func});
+  std::vector<AVal> carryOut(outs.begin(), outs.begin() + at.numCarry);
+  std::vector<AVal> ys(outs.begin() + at.numCarry, outs.end());
+  pos = 0;
+  Value carryV = rebuild(init.def, carryOut, pos);
+  pos = 0;
+  Value ysV = rebuild(t.outTree.children[1], ys, pos);
+  return Value::ofTuple({carryV, ysV});
+}
+
+// while_loop(cond, body, init)
+Value whileLoop(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "while_loop", {"cond", "body", "init"});
+  Flat init = flat(a.get(2), a.span(2), "while_loop init");
+  size_t pos = 0;
+  Value carry = rebuild(init.def, init.leaves, pos);
+  Evaluator::Traced tc = ev.traceFunction(a.callable(0), {carry}, a.span(0), "while_loop cond", "the while_loop carry");
+  if (tc.outTree.kind != TreeDef::Leaf || tc.outLeaves[0].type != Type{DType::Bool, {}})
+    fail("E0235", a.span(0), "a while_loop condition must return a bool scalar, got " +
+                                 (tc.outTree.kind == TreeDef::Leaf ? typeString(tc.outLeaves[0].type) : tc.outTree.str()),
+         "compare to get a bool, e.g. `|c| c.0 < n`");
+  Evaluator::Traced tb = ev.traceFunction(a.callable(1), {carry}, a.span(1), "while_loop body", "the while_loop carry");
+  checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1));
+  Attrs at;
+  at.numConsts = static_cast<int>(tc.trace->captured().size());
+  at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
+  std::vector<AVal> in = concatLeaves(concatLeaves(tc.trace->captured(), tb.trace->captured()), init.leaves);
+  std::vector<AVal> outs = ev.tracer().apply(Op::While, in, at, c.span, {tc.func, tb.func});
+  pos = 0;
+  return rebuild(init.def, outs, pos);
+}
+
+// fori_loop(lo, hi, f, init): a scan when the bounds are static, else a while loop.
+Value foriLoop(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "fori_loop", {"lo", "hi", "f", "init"});
+  AVal lo = a.array(0), hi = a.array(1);
+  const Value& f = a.callable(2);
+  Flat init = flat(a.get(3), a.span(3), "fori_loop init");
+  DType it = DType::I32;
+  if (!lo.weak && isInteger(lo.type.dtype)) it = lo.type.dtype;
+  else if (!hi.weak && isInteger(hi.type.dtype)) it = hi.type.dtype;
+  lo = ev.ops().convert(lo, it, a.span(0));
+  hi = ev.ops().convert(hi, it, a.span(1));
+  lo.weak = hi.weak = false;
+  auto step = [&](const AVal& i, const Value& x) {
+    CallArgs args;
+    args.pos = {arr(i), x};
+    args.posSpans = {a.span(2), a.span(2)};
+    args.span = a.span(2);
+    return ev.call(f, args);
+  };
+  size_t pos = 0;
+  Value x0 = rebuild(init.def, init.leaves, pos);
+  if (lo.isStatic() && hi.isStatic()) {
+    int64_t n = std::max<int64_t>(0, hi.concrete->getInt(0) - lo.concrete->getInt(0));
+    Evaluator::Traced t = ev.traceBody(
+        [&](const std::vector<Value>& p) {
+          const Value& carry = p[0];
+          AVal i = *(*carry.elems)[0].array;
+          Value next = step(i, (*carry.elems)[1]);
+          AVal i1 = ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop");
+          return Value::ofTuple({Value::ofTuple({arr(i1), next}), Value::none()});
+        },
+        {Value::ofTuple({arr(lo), x0}), Value::none()}, a.span(2), "fori_loop body", "the fori_loop carry");
+    std::vector<AVal> initLeaves = concatLeaves({lo}, init.leaves);
+    TreeDef carryDef;
+    carryDef.kind = TreeDef::Tuple;
+    carryDef.children = {TreeDef{}, init.def};
+    checkCarry("fori_loop", carryDef, initLeaves, t.outTree.children[0], t.outLeaves, 0, a.span(2));
+    Attrs at;
+    at.numConsts = static_cast<int>(t.trace->captured().size());
+    at.numCarry = static_cast<int>(initLeaves.size());
+    at.length = n;
+    std::vector<AVal> outs = ev.tracer().apply(Op::Scan, concatLeaves(t.trace->captured(), initLeaves), at, c.span, {t.func});
+    std::vector<AVal> xs(outs.begin() + 1, outs.begin() + at.numCarry);
+    pos = 0;
+    return rebuild(init.def, xs, pos);
+  }
+  // Traced bounds: while (i < hi) { x = f(i, x); i += 1 }.
+  Value carry = Value::ofTuple({arr(lo), arr(hi), x0});
+  Evaluator::Traced tc = ev.traceBody(
+      [&](const std::vector<Value>& p) {
+        const auto& e = *p[0].elems;
+        return arr(ev.ops().binary(Op::Lt, *e[0].array, *e[1].array, c.span, "fori_loop"));
+      },
+      {carry}, a.span(2), "fori_loop cond", "the fori_loop counter");
+  Evaluator::Traced tb = ev.traceBody(
+      [&](const std::vector<Value>& p) {
+        const auto& e = *p[0].elems;
+        AVal i = *e[0].array;
+        Value next = step(i, e[2]);
+        return Value::ofTuple({arr(ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop")), e[1], next});
+      },
+      {carry}, a.span(2), "fori_loop body", "the fori_loop carry");
+  std::vector<AVal> initLeaves = concatLeaves({lo, hi}, init.leaves);
+  TreeDef carryDef;
+  carryDef.kind = TreeDef::Tuple;
+  carryDef.children = {TreeDef{}, TreeDef{}, init.def};
+  checkCarry("fori_loop", carryDef, initLeaves, tb.outTree, tb.outLeaves, 0, a.span(2));
+  Attrs at;
+  at.numConsts = static_cast<int>(tc.trace->captured().size());
+  at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
+  std::vector<AVal> in = concatLeaves(concatLeaves(tc.trace->captured(), tb.trace->captured()), initLeaves);
+  std::vector<AVal> outs = ev.tracer().apply(Op::While, in, at, c.span, {tc.func, tb.func});
+  std::vector<AVal> xs(outs.begin() + 2, outs.end());
+  pos = 0;
+  return rebuild(init.def, xs, pos);
+}
+
+/// A copy of `f` with `count` unused parameters inserted before parameter `at`.
+FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra) {
+  auto g = std::make_shared<Func>(f);
+  std::vector<int> added;
+  for (const AVal& e : extra) added.push_back(g->newVar(e.type));
+  g->params.insert(g->params.begin() + static_cast<long>(at), added.begin(), added.end());
+  return g;
+}
+
+// cond(p, f_true, f_false, operands...)
+Value condBuiltin(Evaluator& ev, CallArgs& c) {
+  if (c.pos.size() < 3) fail("E0220", c.span, "cond needs (p, f_true, f_false, operands...)");
+  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "cond takes no keyword arguments");
+  AVal p = toArray(c.pos[0], c.posSpans[0], "cond");
+  if (p.type.shape.size() != 0) fail("E0236", c.posSpans[0], "cond's predicate must be a scalar, got " + typeString(p.type));
+  for (int k = 1; k <= 2; ++k)
+    if (!c.pos[k].isCallable()) fail("E0216", c.posSpans[k], "cond: branch must be a function, got " + describe(c.pos[k]));
+  std::vector<Value> operands(c.pos.begin() + 3, c.pos.end());
+  if (p.isStatic()) {  // a static predicate picks its branch at trace time
+    CallArgs args;
+    args.pos = operands;
+    args.posSpans.assign(operands.begin() == operands.end() ? 0 : operands.size(), c.span);
+    args.span = c.span;
+    return ev.call(p.concrete->getDouble(0) != 0 ? c.pos[1] : c.pos[2], args);
+  }
+  Value opsTuple = Value::ofTuple(operands);
+  Flat in = flat(opsTuple, c.span, "cond operands");
+  size_t pos = 0;
+  Value opVal = rebuild(in.def, in.leaves, pos);
+  auto spread = [&](const std::vector<Value>& params) {
+    return std::vector<Value>(params[0].elems->begin(), params[0].elems->end());
+  };
+  auto traceBranch = [&](const Value& fn, Span s) {
+    return ev.traceBody(
+        [&](const std::vector<Value>& params) {
+          CallArgs args;
+          args.pos = spread(params);
+          args.posSpans.assign(args.pos.size(), s);
+          args.span = s;
+          return ev.call(fn, args);
+        },
+        {opVal}, s, "cond branch", "a cond operand");
+  };
+  Evaluator::Traced tt = traceBranch(c.pos[1], c.posSpans[1]);
+  Evaluator::Traced tf = traceBranch(c.pos[2], c.posSpans[2]);
+  if (!(tt.outTree == tf.outTree))
+    fail("E0236", c.span, "cond branches return different structures: " + tt.outTree.str() + " and " + tf.outTree.str());
+  for (size_t i = 0; i < tt.outLeaves.size(); ++i)
+    if (tt.outLeaves[i].type != tf.outLeaves[i].type)
+      fail("E0236", c.span, "cond branches return different types for output " + std::to_string(i) + ": " +
+                                typeString(tt.outLeaves[i].type) + " (true) and " + typeString(tf.outLeaves[i].type) + " (false)",
+           "both branches must return the same shapes and dtypes");
+  const auto& capF = tf.trace->captured();
+  const auto& capT = tt.trace->captured();
+  // Both branches take (capturesOfFalse..., capturesOfTrue..., operands...).
+  FuncPtr fF = withUnusedParams(*tf.func, capF.size(), capT);
+  FuncPtr fT = withUnusedParams(*tt.func, 0, capF);
+  AVal pred = p.type.dtype == DType::Bool ? p : ev.ops().binary(Op::Ne, p, weakInt(0), c.span, "cond");
+  std::vector<AVal> inputs = concatLeaves(concatLeaves(concatLeaves({pred}, capF), capT), in.leaves);
+  std::vector<AVal> outs = ev.tracer().apply(Op::Cond, inputs, {}, c.span, {fF, fT});
+  pos = 0;
+  return rebuild(tt.outTree, outs, pos);
+}
+
+// associative_scan(f, x, axis=0, reverse=false): inclusive scan with an associative f, in
+// ceil(log2 n) rounds of f over shifted slices (Hillis-Steele), so it parallelises.
+Value associativeScan(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "associative_scan", {"f", "x", "axis=", "reverse="});
+  const Value& f = a.callable(0);
+  AVal x = a.array(1);
+  if (x.type.shape.empty()) fail("E0237", a.span(1), "associative_scan needs an array of rank >= 1");
+  int64_t axis = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), x.type.shape.size(), a.span(2), "associative_scan");
+  bool reverse = a.boolean(3, false);
+  auto flipIt = [&](const AVal& v) {
+    Attrs at;
+    at.axes = {axis};
+    return ev.tracer().apply1(Op::Reverse, {v}, at, c.span);
+  };
+  if (reverse) x = flipIt(x);
+  int64_t n = x.type.shape[axis];
+  size_t rank = x.type.shape.size();
+  auto part = [&](const AVal& v, int64_t lo, int64_t hi) {
+    std::vector<int64_t> st(rank, 0), li = v.type.shape, sd(rank, 1);
+    st[axis] = lo;
+    li[axis] = hi;
+    return ev.ops().slice(v, st, li, sd, c.span);
+  };
+  for (int64_t d = 1; d < n; d *= 2) {
+    CallArgs args;
+    args.pos = {arr(part(x, 0, n - d)), arr(part(x, d, n))};
+    args.posSpans = {a.span(0), a.span(0)};
+    args.span = a.span(0);
+    Value r = ev.call(f, args);
+    AVal combined = toArray(r, a.span(0), "associative_scan's function result");
+    if (combined.type.shape != args.pos[1].array->type.shape)
+      fail("E0237", a.span(0), "associative_scan's function must return the shape of its inputs " +
+                                   shapeString(args.pos[1].array->type.shape) + ", got " + shapeString(combined.type.shape));
+    x = ev.ops().concat({part(x, 0, d), ev.ops().convert(combined, x.type.dtype, c.span)}, axis, c.span);
+  }
+  return arr(reverse ? flipIt(x) : x);
+}
+
+// vmap(f, in_axes=0, out_axes=0, axis_size=None)
+Value vmap(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "vmap", {"f", "in_axes=", "out_axes=", "axis_size="});
+  auto v = std::make_shared<VmapFn>();
+  v->fn = a.callable(0);
+  v->inAxes = a.has(1) ? a.get(1) : arr(weakInt(0));
+  v->outAxes = a.has(2) ? a.get(2) : arr(weakInt(0));
+  if (a.has(3) && !a.get(3).isNone()) v->axisSize = a.integer(3, std::nullopt, StaticUse::Shape);
+  v->span = c.span;
+  Value r;
+  r.kind = ValueKind::Vmap;
+  r.vmap = v;
+  return r;
+}
+
+/// Assigns an axis spec (int, None, or a tuple matching the tree) to each leaf of `def`.
+void axesForTree(const Value& spec, const TreeDef& def, std::vector<std::optional<int64_t>>& out, Span span,
+                 const char* what) {
+  if (spec.isNone()) {
+    std::vector<AVal> dummy;
+    std::function<void(const TreeDef&)> count = [&](const TreeDef& d) {
+      if (d.kind == TreeDef::Leaf) out.push_back(std::nullopt);
+      for (const TreeDef& ch : d.children) count(ch);
+    };
+    count(def);
+    return;
+  }
+  if (spec.isArray()) {
+    int64_t ax = staticInt(*spec.array, StaticUse::Axis, span, what);
+    std::function<void(const TreeDef&)> fill = [&](const TreeDef& d) {
+      if (d.kind == TreeDef::Leaf) out.push_back(ax);
+      for (const TreeDef& ch : d.children) fill(ch);
+    };
+    fill(def);
+    return;
+  }
+  if (spec.isTuple() && def.kind == TreeDef::Tuple && spec.elems->size() == def.children.size()) {
+    for (size_t i = 0; i < def.children.size(); ++i) axesForTree((*spec.elems)[i], def.children[i], out, span, what);
+    return;
+  }
+  fail("E0302", span, std::string(what) + " does not match the structure of the arguments " + def.str(),
+       "give one int or None per argument, or a tuple of them");
+}
+
+}  // namespace
+
+Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
+  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "a vmapped function takes positional arguments only");
+  Value argsTuple = Value::ofTuple(c.pos);
+  Flat in;
+  Evaluator::flatten(argsTuple, in.leaves, in.def, c.span, "vmap argument");
+  for (AVal& l : in.leaves) l = defaultize(l);
+  Value spec = v.inAxes;
+  if (!spec.isTuple()) spec = Value::ofTuple(std::vector<Value>(c.pos.size(), spec));
+  if (spec.elems->size() != c.pos.size())
+    fail("E0302", v.span, "vmap in_axes has " + std::to_string(spec.elems->size()) + " entries but the function got " +
+                              std::to_string(c.pos.size()) + " arguments");
+  std::vector<std::optional<int64_t>> axes;
+  axesForTree(spec, in.def, axes, v.span, "vmap in_axes");
+  std::optional<int64_t> size = v.axisSize;
+  std::string sizes;
+  std::vector<AVal> perLane;
+  std::vector<std::optional<int>> inAxes;
+  for (size_t i = 0; i < in.leaves.size(); ++i) {
+    AVal l = in.leaves[i];
+    if (axes[i]) {
+      int64_t ax = ArrayOps::normAxis(*axes[i], l.type.shape.size(), v.span, "vmap in_axes");
+      int64_t n = l.type.shape[ax];
+      sizes += (sizes.empty() ? "" : ", ") + std::string("argument leaf ") + std::to_string(i) + " has size " +
+               std::to_string(n) + " at axis " + std::to_string(ax);
+      if (size && *size != n)
+        fail("E0303", c.span, "vmap got inconsistent sizes for the mapped axis: " + sizes +
+                                  (v.axisSize ? " (axis_size=" + std::to_string(*v.axisSize) + ")" : ""));
+      size = n;
+      l.type.shape.erase(l.type.shape.begin() + ax);
+      inAxes.push_back(static_cast<int>(ax));
+    } else {
+      inAxes.push_back(std::nullopt);
+    }
+    perLane.push_back(placeholder(l));
+  }
+  if (!size)
+    fail("E0304", c.span, "vmap has no mapped argument to take the axis size from",
+         "map at least one argument (in_axes) or pass `axis_size=`");
+  size_t pos = 0;
+  Value laneArgs = Evaluator::unflatten(in.def, perLane, pos);
+  Evaluator::Traced t = ev.traceFunction(v.fn, *laneArgs.elems, v.span, "vmapped function", "a vmapped argument");
+  std::vector<std::optional<int>> allIn(t.trace->captured().size(), std::nullopt);
+  allIn.insert(allIn.end(), inAxes.begin(), inAxes.end());
+  std::vector<std::optional<int64_t>> outSpec;
+  axesForTree(v.outAxes, t.outTree, outSpec, v.span, "vmap out_axes");
+  std::vector<std::optional<int>> outAxes;
+  for (size_t j = 0; j < outSpec.size(); ++j) {
+    if (!outSpec[j]) {
+      outAxes.push_back(std::nullopt);
+      continue;
+    }
+    outAxes.push_back(static_cast<int>(
+        ArrayOps::normAxis(*outSpec[j], t.outLeaves[j].type.shape.size() + 1, v.span, "vmap out_axes")));
+  }
+  FuncPtr batched = batchFunc(*t.func, allIn, *size, outAxes, v.span);
+  std::vector<AVal> outs = ev.tracer().call(batched, concatLeaves(t.trace->captured(), in.leaves), c.span);
+  pos = 0;
+  return Evaluator::unflatten(t.outTree, outs, pos);
+}
+
+void registerControlBuiltins(std::map<std::string, Builtin>& m) {
+  auto add = [&](const char* name, BuiltinFn fn, const char* sig) { m[name] = Builtin{name, fn, sig}; };
+  add("scan", scan, "scan(f, init, xs=None, length=None, reverse=false, unroll=1)");
+  add("while_loop", whileLoop, "while_loop(cond, body, init)");
+  add("fori_loop", foriLoop, "fori_loop(lo, hi, f, init)");
+  add("cond", condBuiltin, "cond(p, f_true, f_false, operands...)");
+  add("associative_scan", associativeScan, "associative_scan(f, x, axis=0, reverse=false)");
+  add("vmap", vmap, "vmap(f, in_axes=0, out_axes=0, axis_size=None)");
+}
+
+}  // namespace scn

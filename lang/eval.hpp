@@ -1,0 +1,156 @@
+// The evaluator: walks the AST, running top-level code eagerly and tracing every `fn` call into
+// an IR function that is compiled once per signature.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lang/array_ops.hpp"
+#include "lang/tracer.hpp"
+#include "lang/value.hpp"
+
+namespace scn {
+
+/// A lexical scope. A function body's scope is a boundary: `x = e` cannot rebind past it.
+class Env {
+ public:
+  Env(std::shared_ptr<Env> parent, bool fnBoundary) : parent_(std::move(parent)), fnBoundary_(fnBoundary) {}
+  const Value* lookup(const std::string& name) const;
+  void define(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  /// Rebinds an existing local; returns 0 on success, 1 when unknown, 2 when it lives outside
+  /// the current function.
+  int assign(const std::string& name, Value v);
+  const std::map<std::string, Value>& vars() const { return vars_; }
+  const std::shared_ptr<Env>& parent() const { return parent_; }
+
+ private:
+  std::shared_ptr<Env> parent_;
+  bool fnBoundary_;
+  std::map<std::string, Value> vars_;
+};
+
+/// Arguments of a call, with spans for messages.
+struct CallArgs {
+  std::vector<Value> pos;
+  std::vector<Span> posSpans;
+  std::vector<std::pair<std::string, Value>> kw;
+  std::vector<Span> kwSpans;
+  Span span;  // the whole call
+};
+
+/// A pytree's structure: leaves are arrays; inner nodes tuples; None is an empty node.
+struct TreeDef {
+  enum Kind { Leaf, Tuple, None } kind = Leaf;
+  std::vector<TreeDef> children;
+  bool operator==(const TreeDef& o) const { return kind == o.kind && children == o.children; }
+  std::string str() const;
+};
+
+/// Figures for --stats, one record per compiled-function call.
+struct CallRecord {
+  std::string fn;
+  bool traced = false;  // false: the compiled code was reused from the cache
+  double traceMs = 0, optimiseMs = 0, codegenMs = 0, runMs = 0;
+  size_t peakBytes = 0, copiedBytes = 0;
+  int kernels = 0;
+  std::string backend;
+};
+
+struct Builtin;
+class Evaluator;
+using BuiltinFn = Value (*)(Evaluator&, CallArgs&);
+struct Builtin {
+  const char* name;
+  BuiltinFn fn;
+  const char* signature;  // shown by :help and in arity errors
+};
+/// Every builtin function, by name.
+const std::map<std::string, Builtin>& builtins();
+
+/// Host hooks: where printed text goes, and how a Func is run on the selected backend.
+struct EvalHost {
+  std::function<void(const std::string&)> out;
+  std::function<std::vector<Array>(const FuncPtr&, const std::vector<Array>&, CallRecord*)> run;
+  std::function<std::string(const std::string& path)> readFile;  // throws UserError
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(EvalHost host);
+
+  /// Runs a parsed program's statements in `env` (the global scope for scripts and the REPL).
+  /// Returns the value of a final expression statement (for the REPL and -e), or None.
+  Value runProgram(const Program& p, const std::shared_ptr<Env>& env);
+  Value eval(const Expr& e, const std::shared_ptr<Env>& env);
+  void exec(const Stmt& s, const std::shared_ptr<Env>& env);
+
+  /// Calls any callable value (closure, builtin, vmapped function, dtype).
+  Value call(const Value& callee, CallArgs& args);
+  /// Traces `fn` on abstract arguments inside a new child trace of the current one. Returns the
+  /// finished trace (captures first, then the flattened arguments) and the result's structure.
+  struct Traced {
+    std::unique_ptr<Trace> trace;
+    FuncPtr func;
+    TreeDef outTree;
+    std::vector<AVal> outLeaves;  // as seen inside the trace (types, weak flags)
+  };
+  Traced traceFunction(const Value& fn, const std::vector<Value>& abstractArgs, Span span,
+                       const std::string& name, const std::string& originWhat);
+  /// As traceFunction, for a body written in C++ (fori_loop's step, ...).
+  Traced traceBody(const std::function<Value(const std::vector<Value>&)>& body,
+                   const std::vector<Value>& abstractArgs, Span span, const std::string& name,
+                   const std::string& originWhat);
+
+  Tracer& tracer() { return tracer_; }
+  ArrayOps& ops() { return ops_; }
+  EvalHost& host() { return host_; }
+  std::vector<CallRecord>& records() { return records_; }
+
+  // Pytrees
+  static void flatten(const Value& v, std::vector<AVal>& leaves, TreeDef& def, Span span,
+                      const char* what);
+  static Value unflatten(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos);
+
+  std::string format(const Value& v);
+  std::shared_ptr<Env> globals() { return globals_; }
+  void setGlobals(std::shared_ptr<Env> g) { globals_ = std::move(g); }
+
+ private:
+  Value callClosure(const Closure& c, CallArgs& args);
+  Value inlineClosure(const Closure& c, std::vector<Value> bound);
+  Value callCompiled(const Closure& c, std::vector<Value> bound, Span span);
+  Value callVmap(const VmapFn& v, CallArgs& args);
+  std::vector<Value> bindParams(const Closure& c, CallArgs& args);
+  Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
+  Value evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env);
+  Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
+  Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
+  void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
+  void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
+
+  struct Compiled {
+    FuncPtr func;
+    TreeDef outTree;
+    std::vector<bool> outWeak;
+  };
+
+  EvalHost host_;
+  Tracer tracer_;
+  ArrayOps ops_;
+  std::shared_ptr<Env> globals_;
+  std::map<const Closure*, std::map<std::string, Compiled>> cache_;
+  std::vector<std::shared_ptr<Closure>> keepAlive_;  // closures referenced by cache keys
+  std::vector<std::shared_ptr<Program>> imported_;
+  std::set<std::string> importedPaths_;
+  std::vector<CallRecord> records_;
+  int depth_ = 0;
+};
+
+/// Registers a value as "needs an array": converts numbers/bools; errors for other kinds.
+AVal toArray(const Value& v, Span span, const char* what);
+
+}  // namespace scn

@@ -1,0 +1,170 @@
+// The REPL loop and its `:commands`.
+#include "lang/repl.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#ifdef SCN_HAVE_EDITLINE
+#include <editline/readline.h>
+#endif
+
+#include "lang/syntax/parser.hpp"
+
+namespace scn {
+
+namespace {
+
+const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
+  :help              this text
+  :type EXPR         dtype and shape of a value
+  :ir CALL           the traced IR of a function call, e.g. :ir f(x)
+  :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
+  :time EXPR         compile once, then time runs (median, min, max, count)
+  :backend [NAME]    show or set the backend: cpu, interp, cuda, auto
+  :load FILE         run a file in this session
+  :reset             forget every definition and compiled function
+  :quit              leave (also Ctrl-D)
+)";
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+void timeIt(Session& session, const std::string& expr, std::ostream& out) {
+  if (!session.run("<repl>", expr)) return;  // first run: trace + compile
+  std::vector<double> ms;
+  auto start = std::chrono::steady_clock::now();
+  while (ms.size() < 7 || (ms.size() < 1000 &&
+                           std::chrono::steady_clock::now() - start < std::chrono::seconds(1))) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!session.run("<repl>", expr)) return;
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "median %.4g ms, min %.4g ms, max %.4g ms over %zu runs\n",
+                ms[ms.size() / 2], ms.front(), ms.back(), ms.size());
+  out << buf;
+}
+
+}  // namespace
+
+bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out) {
+  std::string entry = trim(entryRaw);
+  if (entry.empty()) return true;
+  if (entry[0] != ':') {
+    Value v;
+    if (session.run("<repl>", entry, &v) && !v.isNone()) out << session.formatValue(v) << "\n";
+    return true;
+  }
+  size_t sp = entry.find_first_of(" \t");
+  std::string cmd = entry.substr(0, sp), rest = sp == std::string::npos ? "" : trim(entry.substr(sp));
+  if (cmd == ":quit" || cmd == ":q") return false;
+  if (cmd == ":help") {
+    out << kReplHelp;
+  } else if (cmd == ":type") {
+    Value v;
+    if (session.run("<repl>", rest, &v)) {
+      if (v.isArray()) {
+        AVal a = defaultize(*v.array);
+        out << typeString(a.type) << (a.weak ? " (weakly typed)" : "") << (a.isStatic() ? ", static" : ", traced") << "\n";
+      } else {
+        out << describe(v) << "\n";
+      }
+    }
+  } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":asm") {
+    std::string text;
+    if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+  } else if (cmd == ":time") {
+    timeIt(session, rest, out);
+  } else if (cmd == ":backend") {
+    if (!rest.empty()) session.setBackend(rest);
+    out << "backend: " << session.backendName() << "\n";
+  } else if (cmd == ":load") {
+    session.runFile(rest);
+  } else if (cmd == ":reset") {
+    session.reset();
+    out << "session reset\n";
+  } else {
+    Diagnostic d;
+    d.code = "E0506";
+    d.message = "unknown REPL command `" + cmd + "`";
+    d.help = "type :help for the list";
+    session.diagnostics().report(d);
+  }
+  return true;
+}
+
+#ifdef SCN_HAVE_EDITLINE
+namespace {
+Session* gCompletionSession = nullptr;  // editline's completion callback has no user pointer
+
+char* completeName(const char* text, int state) {
+  static std::vector<std::string> matches;
+  static size_t next;
+  if (state == 0) {
+    matches.clear();
+    next = 0;
+    std::string prefix = text;
+    for (const auto& [name, b] : builtins())
+      if (name.rfind(prefix, 0) == 0) matches.push_back(name);
+    if (gCompletionSession)
+      for (const auto& [name, v] : gCompletionSession->evaluator().globals()->vars())
+        if (name.rfind(prefix, 0) == 0) matches.push_back(name);
+  }
+  return next < matches.size() ? strdup(matches[next++].c_str()) : nullptr;
+}
+}  // namespace
+#endif
+
+bool runRepl(Session& session, const SessionOptions& opts) {
+  bool tty = isatty(0) && isatty(1);
+#ifdef SCN_HAVE_EDITLINE
+  if (tty) {
+    gCompletionSession = &session;
+    rl_completion_entry_function = completeName;
+    std::string histFile = std::string(getenv("HOME") ? getenv("HOME") : ".") + "/.scn_history";
+    read_history(histFile.c_str());
+    std::cout << "scn " << SCN_VERSION << " — :help for commands, Ctrl-D to quit\n";
+    std::string entry;
+    for (;;) {
+      char* line = readline(entry.empty() ? "scn> " : "...> ");
+      if (!line) break;
+      entry += line;
+      entry += "\n";
+      free(line);
+      if (isIncomplete(entry)) continue;
+      if (!trim(entry).empty()) {
+        add_history(trim(entry).c_str());
+        write_history(histFile.c_str());
+      }
+      bool go = replEntry(session, entry, std::cout);
+      entry.clear();
+      if (!go) break;
+    }
+    return true;
+  }
+#endif
+  (void)tty;
+  (void)opts;
+  std::string entry, line;
+  while (std::getline(std::cin, line)) {
+    entry += line + "\n";
+    if (isIncomplete(entry)) continue;
+    bool go = replEntry(session, entry, std::cout);
+    std::cout.flush();
+    entry.clear();
+    if (!go) return true;
+  }
+  if (!trim(entry).empty()) replEntry(session, entry, std::cout);
+  return true;
+}
+
+}  // namespace scn

@@ -1,0 +1,202 @@
+// Sessions: parse, evaluate, pick a backend, compile and cache, report diagnostics.
+#include "lang/session.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#if __has_include("jit/cpu/cpu_backend.hpp")
+#include "jit/cpu/cpu_backend.hpp"
+#define SCN_TMP_CPU 1
+#else
+namespace scn { struct UnsupportedOnBackend : std::runtime_error { using std::runtime_error::runtime_error; };
+inline std::unique_ptr<Backend> makeCpuBackend(int) { return makeInterpreterBackend(); }
+inline std::string emitLLVM(const FuncPtr&, int) { return "(no cpu backend yet)"; }
+inline std::string emitAsm(const FuncPtr&, int) { return "(no cpu backend yet)"; } }
+#endif
+#include "lang/syntax/parser.hpp"
+
+namespace scn {
+
+namespace {
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("E0502", Span{}, "cannot read \"" + path + "\"", "check the path and its permissions");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Thrown by runFunc to stop a call once its function was captured for --emit / :ir.
+struct EmitCaptured {};
+
+}  // namespace
+
+Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDiagnostic) {
+  if (!opts_.out) opts_.out = [](const std::string&) {};
+  EvalHost host;
+  host.out = [this](const std::string& s) { opts_.out(s); };
+  host.run = [this](const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
+    return runFunc(f, args, rec);
+  };
+  host.readFile = readWholeFile;
+  eval_ = std::make_unique<Evaluator>(std::move(host));
+  interpreter_ = makeInterpreterBackend();
+  setBackend(opts_.backend);
+  reset();
+}
+
+Session::~Session() = default;
+
+void Session::reset() {
+  executables_.clear();
+  keepFuncs_.clear();
+  EvalHost host = eval_->host();
+  eval_ = std::make_unique<Evaluator>(std::move(host));
+  std::vector<Value> argv;
+  for (const std::string& a : opts_.scriptArgs) argv.push_back(Value::ofString(a));
+  eval_->globals()->define("args", Value::ofTuple(argv));
+  for (const auto& [name, text] : stdlibFiles()) {
+    if (!run("<stdlib>/" + std::string(name), std::string(text)))
+      internalError("the stdlib file " + std::string(name) + " failed to load");
+  }
+}
+
+bool Session::setBackend(const std::string& name) {
+  std::string chosen = name == "auto" ? "cpu" : name;  // no usable GPU backend yet: see issue 5
+  try {
+    if (chosen == "cpu") {
+      backend_ = makeCpuBackend(opts_.optLevel);
+    } else if (chosen == "interp") {
+      backend_ = makeInterpreterBackend();
+    } else if (chosen == "cuda") {
+      fail("E0420", Span{}, "the CUDA backend is not available in this build",
+           "use --backend=cpu (or auto); the CUDA backend is being built (issue 5)");
+    } else {
+      fail("E0421", Span{}, "unknown backend `" + name + "`", "choose cpu, interp, cuda or auto");
+    }
+  } catch (const UserError& e) {
+    report(e.diag);
+    return false;
+  }
+  backendName_ = chosen;
+  executables_.clear();
+  return true;
+}
+
+std::string Session::backendName() const { return backendName_; }
+
+std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
+  auto it = executables_.find(f.get());
+  if (it == executables_.end()) {
+    if (opts_.onCompile) opts_.onCompile(f);
+    CompileStats cs;
+    std::unique_ptr<Executable> exe;
+    std::string used = backendName_;
+    try {
+      exe = backend_->compile(f, &cs);
+    } catch (const UnsupportedOnBackend& u) {
+      // Honest fallback: the op is not lowered yet on this backend; --stats says so.
+      exe = interpreter_->compile(f, &cs);
+      used = "interp (fallback: " + std::string(u.what()) + ")";
+    }
+    if (rec) {
+      rec->optimiseMs = cs.optimiseMs;
+      rec->codegenMs = cs.codegenMs;
+      rec->kernels = cs.kernels;
+      rec->backend = used;
+    }
+    keepFuncs_[f.get()] = f;
+    it = executables_.emplace(f.get(), std::move(exe)).first;
+  } else if (rec) {
+    rec->backend = backendName_;
+  }
+  RunStats rs;
+  std::vector<Array> out = it->second->run(args, &rs);
+  if (rec) {
+    rec->runMs = rs.runMs;
+    rec->peakBytes = rs.peakBytes;
+    rec->copiedBytes = rs.copiedBytes;
+  }
+  return out;
+}
+
+bool Session::run(const std::string& name, const std::string& text, Value* result) {
+  auto src = std::make_shared<SourceFile>(name, text);
+  int before = sink_.errorCount();
+  auto prog = std::make_shared<Program>(parseProgram(src, sink_));
+  if (sink_.errorCount() > before) return false;
+  programs_.push_back(prog);  // closures point into the AST: keep it alive with the session
+  try {
+    Value v = eval_->runProgram(*prog, eval_->globals());
+    if (result) *result = v;
+    return true;
+  } catch (const UserError& e) {
+    report(e.diag);
+  } catch (const std::bad_alloc&) {
+    Diagnostic d;
+    d.code = "E0401";
+    d.message = "out of memory";
+    report(d);
+  } catch (const std::exception& e) {
+    Diagnostic d;
+    d.code = "E9999";
+    d.message = std::string("internal compiler error: ") + e.what();
+    d.help = "this is a bug in scn; please report it with the program that triggered it";
+    report(d);
+  }
+  return false;
+}
+
+bool Session::runFile(const std::string& path) {
+  std::string text;
+  try {
+    text = readWholeFile(path);
+  } catch (const UserError& e) {
+    report(e.diag);
+    return false;
+  }
+  if (text.rfind("#!", 0) == 0) text[0] = '#';  // a shebang line is a comment
+  return run(path, text);
+}
+
+bool Session::emitForCall(const std::string& stage, const std::string& name, const std::string& text,
+                          std::string& out) {
+  // Evaluate the call with a runner that captures the first compiled function instead of
+  // running it.
+  EvalHost saved = eval_->host();
+  FuncPtr captured;
+  eval_->host().run = [&](const FuncPtr& f, const std::vector<Array>&, CallRecord*) -> std::vector<Array> {
+    captured = f;
+    throw EmitCaptured{};
+  };
+  bool ok = true;
+  try {
+    run(name, text);
+  } catch (const EmitCaptured&) {
+  }
+  eval_->host() = saved;
+  if (!captured) {
+    if (sink_.errorCount() == 0 || ok) {
+      Diagnostic d;
+      d.code = "E0504";
+      d.message = "`" + text + "` does not call a compiled function";
+      d.help = "give a call of a `fn`, e.g. `:ir f(x)`";
+      report(d);
+    }
+    return false;
+  }
+  try {
+    if (stage == "ir") out = printFunc(*captured);
+    else if (stage == "llvm") out = emitLLVM(captured, opts_.optLevel);
+    else if (stage == "asm") out = emitAsm(captured, opts_.optLevel);
+    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call", "stages: ir, llvm, asm");
+  } catch (const UserError& e) {
+    report(e.diag);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace scn

@@ -1,0 +1,79 @@
+// A session: one evaluator with its globals, backend, compile cache and diagnostics. The CLI,
+// the REPL and the embedding API each hold one (or several); there is no global state.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jit/backend.hpp"
+#include "lang/diagnostics.hpp"
+#include "lang/eval.hpp"
+
+namespace scn {
+
+struct SessionOptions {
+  /// "auto", "cpu" (LLVM JIT), "interp" (the reference interpreter) or "cuda".
+  std::string backend = "auto";
+  int optLevel = 2;
+  /// Where printed program output goes (stdout for the CLI).
+  std::function<void(const std::string&)> out;
+  /// Receives every diagnostic as a record; the library never prints them.
+  DiagnosticSink::Callback onDiagnostic;
+  /// Script arguments, visible to programs as `args` (a tuple of strings).
+  std::vector<std::string> scriptArgs;
+  /// Called once for every function compiled (for --emit=ir|llvm|asm on a whole script).
+  std::function<void(const FuncPtr&)> onCompile;
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions opts);
+  ~Session();
+
+  /// Parses and runs a whole program (a script, a REPL entry). False when a diagnostic was
+  /// reported; the session stays usable. `result` receives a final expression's value.
+  bool run(const std::string& name, const std::string& text, Value* result = nullptr);
+  /// Runs a file from disk.
+  bool runFile(const std::string& path);
+
+  /// Selects the backend ("auto", "cpu", "interp", "cuda"); false (with a diagnostic) if unusable.
+  bool setBackend(const std::string& name);
+  std::string backendName() const;
+
+  /// The IR / kernel / LLVM text of the function call `callText` (e.g. "f(x)"); stage is
+  /// "ir", "llvm", "asm", "kernels", "cuda" or "ptx". False with a diagnostic on error.
+  bool emitForCall(const std::string& stage, const std::string& name, const std::string& text,
+                   std::string& out);
+  /// Traces a whole script and returns the IR of every compiled function call it makes.
+  std::string formatValue(const Value& v) { return eval_->format(v); }
+
+  Evaluator& evaluator() { return *eval_; }
+  DiagnosticSink& diagnostics() { return sink_; }
+  std::vector<CallRecord>& records() { return eval_->records(); }
+  /// Forgets all definitions and compiled code.
+  void reset();
+
+ private:
+  std::vector<Array> runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec);
+  void report(const Diagnostic& d) { sink_.report(d); }
+
+  SessionOptions opts_;
+  DiagnosticSink sink_;
+  std::unique_ptr<Evaluator> eval_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Backend> interpreter_;
+  std::string backendName_;
+  std::map<const Func*, std::unique_ptr<Executable>> executables_;
+  std::map<const Func*, FuncPtr> keepFuncs_;
+  std::vector<std::shared_ptr<SourceFile>> sources_;
+  std::vector<std::shared_ptr<Program>> programs_;
+};
+
+/// The embedded stdlib files (generated at build time from stdlib/*.scn).
+const std::vector<std::pair<std::string_view, std::string_view>>& stdlibFiles();
+
+}  // namespace scn

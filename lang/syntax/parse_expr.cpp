@@ -1,0 +1,420 @@
+// The parser's expressions: precedence climbing over the binary operators, then unary, `**`,
+// postfix calls/indexing/fields, and the primary forms (literals, tuples, lambdas, if, blocks).
+#include "lang/syntax/literals.hpp"
+#include "lang/syntax/parser.hpp"
+#include "lang/syntax/parser_impl.hpp"
+
+namespace scn {
+
+namespace {
+
+std::optional<BinaryOp> binaryOpOf(TokenKind k) {
+  switch (k) {
+    case TokenKind::Plus: return BinaryOp::Add;
+    case TokenKind::Minus: return BinaryOp::Sub;
+    case TokenKind::Star: return BinaryOp::Mul;
+    case TokenKind::Slash: return BinaryOp::Div;
+    case TokenKind::SlashSlash: return BinaryOp::FloorDiv;
+    case TokenKind::Percent: return BinaryOp::Mod;
+    case TokenKind::At: return BinaryOp::MatMul;
+    case TokenKind::EqEq: return BinaryOp::Eq;
+    case TokenKind::BangEq: return BinaryOp::Ne;
+    case TokenKind::Lt: return BinaryOp::Lt;
+    case TokenKind::Le: return BinaryOp::Le;
+    case TokenKind::Gt: return BinaryOp::Gt;
+    case TokenKind::Ge: return BinaryOp::Ge;
+    case TokenKind::AmpAmp: return BinaryOp::And;
+    case TokenKind::PipePipe: return BinaryOp::Or;
+    default: return std::nullopt;  // `**` is parsed by parsePower, above the unary operators
+  }
+}
+
+constexpr int kComparison = 3;
+
+bool allDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// Counts the operators of a left-leaning chain (a + b + c, f(x)(y), t.0.1) towards the tree
+// depth while the chain is being built.
+struct ChainDepth {
+  int& depth;
+  int added = 0;
+  explicit ChainDepth(int& d) : depth(d) {}
+  ~ChainDepth() { depth -= added; }
+};
+
+}  // namespace
+
+Parser::Nest::Nest(Parser& parser, Span at, int treeLevels) : p(parser), weight(treeLevels) {
+  ++p.nesting_;
+  p.treeDepth_ += weight;
+  if (p.nesting_ > kMaxNesting || p.treeDepth_ > kMaxTreeDepth) {
+    bool nesting = p.nesting_ > kMaxNesting;
+    --p.nesting_;
+    p.treeDepth_ -= weight;
+    if (nesting)
+      p.fail("E0013", at,
+             "nesting too deep: more than " + std::to_string(kMaxNesting) +
+                 " levels of brackets, blocks and prefix operators",
+             "split the expression into smaller parts with `let`");
+    p.fail("E0013", at,
+           "expression too deep: more than " + std::to_string(kMaxTreeDepth) +
+               " nested operations",
+           "split the expression into smaller parts with `let`");
+  }
+}
+
+Parser::Nest::~Nest() {
+  --p.nesting_;
+  p.treeDepth_ -= weight;
+}
+
+// expr := binary(1)          (lambdas, `if` and blocks are primaries)
+ExprPtr Parser::parseExpr() {
+  Nest nest(*this, peek().span);
+  return parseBinary(1);
+}
+
+// binary(p) := unary { OP binary(prec(OP) + 1) }   for the operators OP with prec(OP) >= p;
+// levels: `||` 1, `&&` 2, `== != < <= > >=` 3 (not chainable), `+ -` 4, `* / // % @` 5.
+ExprPtr Parser::parseBinary(int minPrecedence) {
+  ExprPtr lhs = parseUnary();
+  ChainDepth chain(treeDepth_);
+  for (;;) {
+    if (!continues()) break;
+    std::optional<BinaryOp> op = binaryOpOf(peek().kind);
+    if (!op || precedence(*op) < minPrecedence) break;
+    int prec = precedence(*op);
+    Token opTok = take();
+    ++chain.added;
+    if (++treeDepth_ > kMaxTreeDepth) {
+      --treeDepth_;
+      --chain.added;
+      fail("E0013", opTok.span,
+           "expression too deep: more than " + std::to_string(kMaxTreeDepth) +
+               " nested operations",
+           "split the expression into smaller parts with `let`");
+    }
+    ExprPtr rhs = parseBinary(prec + 1);
+    auto node = std::make_unique<BinaryExpr>(lhs->span.to(rhs->span), *op);
+    node->opSpan = opTok.span;
+    node->lhs = std::move(lhs);
+    node->rhs = std::move(rhs);
+    lhs = std::move(node);
+    if (prec == kComparison && continues()) {
+      std::optional<BinaryOp> next = binaryOpOf(peek().kind);
+      if (next && precedence(*next) == kComparison)
+        fail("E0017", peek().span, "comparison operators cannot be chained",
+             "write `a < b && b < c` to compare three values",
+             {DiagNote{opTok.span, "the first comparison is here"}});
+    }
+  }
+  return lhs;
+}
+
+// unary := ( '-' | '!' ) unary | power
+ExprPtr Parser::parseUnary() {
+  if (!at(TokenKind::Minus) && !at(TokenKind::Bang)) return parsePower();
+  Token op = take();
+  Nest nest(*this, op.span);
+  if (op.kind == TokenKind::Minus && at(TokenKind::Number)) {
+    TokenKind after = peek(1).kind;
+    negateNextLiteral_ = after != TokenKind::StarStar && after != TokenKind::Dot &&
+                         after != TokenKind::LParen && after != TokenKind::LBracket;
+  }
+  ExprPtr operand = parseUnary();
+  auto node = std::make_unique<UnaryExpr>(
+      op.span.to(operand->span), op.kind == TokenKind::Minus ? UnaryOp::Neg : UnaryOp::Not);
+  node->operand = std::move(operand);
+  return node;
+}
+
+// power := postfix [ '**' unary ]        (right-associative; `-2**2` is `-(2**2)`)
+ExprPtr Parser::parsePower() {
+  ExprPtr base = parsePostfix(parsePrimary());
+  if (!continues() || !at(TokenKind::StarStar)) return base;
+  Token op = take();
+  Nest nest(*this, op.span);
+  ExprPtr exponent = parseUnary();
+  auto node = std::make_unique<BinaryExpr>(base->span.to(exponent->span), BinaryOp::Pow);
+  node->opSpan = op.span;
+  node->lhs = std::move(base);
+  node->rhs = std::move(exponent);
+  return node;
+}
+
+// postfix := primary { '(' args ')' | '[' items ']' | '.' ( NUMBER | IDENT ) }
+ExprPtr Parser::parsePostfix(ExprPtr base) {
+  ChainDepth chain(treeDepth_);
+  for (;;) {
+    if (!continues()) return base;
+    TokenKind k = peek().kind;
+    if (k != TokenKind::LParen && k != TokenKind::LBracket && k != TokenKind::Dot) return base;
+    ++chain.added;
+    if (++treeDepth_ > kMaxTreeDepth) {
+      --treeDepth_;
+      --chain.added;
+      fail("E0013", peek().span,
+           "expression too deep: more than " + std::to_string(kMaxTreeDepth) +
+               " nested operations",
+           "split the expression into smaller parts with `let`");
+    }
+    if (k == TokenKind::LParen) base = parseCall(std::move(base));
+    else if (k == TokenKind::LBracket) base = parseIndex(std::move(base));
+    else base = parseField(std::move(base));
+  }
+}
+
+// args := [ arg { ',' arg } [ ',' ] ]       arg := [ IDENT '=' ] expr
+// Positional arguments come first (E0014); a keyword is given once (E0015).
+ExprPtr Parser::parseCall(ExprPtr callee) {
+  Token open = take();
+  Restore<bool> nl(ignoreNewlines_, true);
+  auto call = std::make_unique<CallExpr>(callee->span);
+  const Argument* firstKeyword = nullptr;
+  std::vector<Argument> keywords;
+  while (!at(TokenKind::RParen)) {
+    Argument a;
+    Span start = peek().span;
+    if (at(TokenKind::Ident) && peek(1).kind == TokenKind::Eq) {
+      Token k = take();
+      take();
+      a.keyword = std::string(k.span.text());
+      a.keywordSpan = k.span;
+    }
+    a.value = parseExpr();
+    if (a.keyword.empty()) {
+      if (!keywords.empty()) {
+        const Argument& kw = keywords.front();
+        report("E0014", from(start), "positional argument after keyword argument",
+               "put the positional arguments first, or give this one a keyword too",
+               {DiagNote{kw.keywordSpan, "keyword argument `" + kw.keyword + "` is here"}});
+      } else {
+        call->args.push_back(std::move(a));
+      }
+    } else {
+      const Argument* dup = nullptr;
+      for (const Argument& k : keywords)
+        if (k.keyword == a.keyword) dup = &k;
+      if (dup)
+        report("E0015", a.keywordSpan, "keyword argument `" + a.keyword + "` is given twice",
+               "remove one of them", {DiagNote{dup->keywordSpan, "first given here"}});
+      else
+        keywords.push_back(std::move(a));
+    }
+    if (!accept(TokenKind::Comma)) break;
+  }
+  (void)firstKeyword;
+  expectClose(open, "arguments");
+  for (Argument& k : keywords) call->args.push_back(std::move(k));
+  call->span = from(callee->span);
+  call->callee = std::move(callee);
+  return call;
+}
+
+// index := '[' item { ',' item } [ ',' ] ']'
+ExprPtr Parser::parseIndex(ExprPtr base) {
+  Token open = take();
+  Restore<bool> nl(ignoreNewlines_, true);
+  auto node = std::make_unique<IndexExpr>(base->span);
+  if (at(TokenKind::RBracket))
+    expected("an index", "an index is an expression, `None` or a slice such as `1:5`");
+  while (!at(TokenKind::RBracket)) {
+    node->items.push_back(parseIndexItem());
+    if (!accept(TokenKind::Comma)) break;
+  }
+  expectClose(open, "indices");
+  node->span = from(base->span);
+  node->base = std::move(base);
+  return node;
+}
+
+// item := expr | [ expr ] ':' [ expr ] [ ':' [ expr ] ]
+IndexItem Parser::parseIndexItem() {
+  IndexItem item;
+  Span start = peek().span;
+  auto ends = [&] {
+    return at(TokenKind::Colon) || at(TokenKind::Comma) || at(TokenKind::RBracket);
+  };
+  if (!at(TokenKind::Colon)) item.index = parseExpr();
+  if (accept(TokenKind::Colon)) {
+    item.isSlice = true;
+    item.start = std::move(item.index);
+    if (!ends()) item.stop = parseExpr();
+    if (accept(TokenKind::Colon) && !ends()) item.step = parseExpr();
+  }
+  item.span = from(start);
+  return item;
+}
+
+// field := '.' NUMBER | '.' IDENT
+// `t.0.1` lexes as `t` `.` `0.1` (a float); the numeral is split back into two fields.
+ExprPtr Parser::parseField(ExprPtr base) {
+  Token dot = take();
+  if (at(TokenKind::Ident)) {
+    Token name = take();
+    auto node = std::make_unique<AttrExpr>(from(base->span));
+    node->attr = std::string(name.span.text());
+    node->base = std::move(base);
+    return node;
+  }
+  if (!at(TokenKind::Number)) expected("a field name or number after `.`");
+  Token num = take();
+  if (num.malformed) throw ParseAbort{};
+  std::string_view text = num.span.text();
+  size_t point = text.find('.');
+  std::string_view parts[2] = {text.substr(0, point),
+                               point == std::string_view::npos ? "" : text.substr(point + 1)};
+  int count = point == std::string_view::npos ? 1 : 2;
+  for (int i = 0; i < count; ++i) {
+    if (!allDigits(parts[i]) || parts[i].size() > 9)
+      fail("E0018", num.span, "invalid tuple field `" + std::string(text) + "`",
+           "tuple fields are numbered from 0 and written as plain digits, as in `t.0` or "
+           "`t.1.0`");
+  }
+  for (int i = 0; i < count; ++i) {
+    uint32_t end = i == 0 && count == 2 ? num.span.begin + uint32_t(parts[0].size())
+                                        : num.span.end;
+    auto node = std::make_unique<FieldExpr>(Span{base->span.file, base->span.begin, end});
+    node->field = uint32_t(std::stoul(std::string(parts[i])));
+    node->base = std::move(base);
+    base = std::move(node);
+  }
+  return base;
+}
+
+// primary := NUMBER | STRING | 'true' | 'false' | 'None' | IDENT | paren | block | lambda | if
+ExprPtr Parser::parsePrimary() {
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::Number: return parseNumber();
+    case TokenKind::String: {
+      Token s = take();
+      auto node = std::make_unique<StringExpr>(s.span);
+      node->value = std::move(s.text);
+      return node;
+    }
+    case TokenKind::KwTrue: case TokenKind::KwFalse: {
+      Token b = take();
+      auto node = std::make_unique<BoolExpr>(b.span);
+      node->value = b.kind == TokenKind::KwTrue;
+      return node;
+    }
+    case TokenKind::KwNone: return std::make_unique<NoneExpr>(take().span);
+    case TokenKind::Ident: {
+      Token n = take();
+      auto node = std::make_unique<NameExpr>(n.span);
+      node->name = std::string(n.span.text());
+      return node;
+    }
+    case TokenKind::LParen: return parseParenOrTuple();
+    case TokenKind::LBrace: return parseBlock();
+    case TokenKind::Pipe: case TokenKind::PipePipe: return parseLambda();
+    case TokenKind::KwIf: return parseIf();
+    case TokenKind::Plus: expected("an expression", "scn has no unary `+`; remove it");
+    case TokenKind::Underscore:
+      expected("an expression", "`_` can only stand for an ignored value in a pattern or a "
+                                "parameter list");
+    case TokenKind::KwFn:
+      expected("an expression", "an anonymous function is written `|x| x + 1`");
+    case TokenKind::DotDot:
+      expected("an expression", "a range `a..b` can only appear in `for i in a..b { ... }`");
+    case TokenKind::KwElse: expected("an expression", "`else` must follow the `}` of an `if`");
+    default: expected("an expression");
+  }
+}
+
+// The value was decoded by the lexer; here it is checked against its dtype's range, now that
+// it is known whether a unary minus applies to it directly.
+ExprPtr Parser::parseNumber() {
+  bool negated = negateNextLiteral_;
+  negateNextLiteral_ = false;
+  Token t = take();
+  RangeError r = checkNumberRange(t, negated);
+  if (!r.code.empty()) report(r.code, t.span, r.message, r.help);
+  auto node = std::make_unique<NumberExpr>(t.span);
+  node->isFloat = t.isFloat;
+  node->intValue = t.intValue;
+  node->floatValue = t.isFloat ? t.floatValue : double(t.intValue);
+  node->suffix = std::move(t.text);
+  return node;
+}
+
+// paren := '(' ')' | '(' expr ')' | '(' expr ',' [ expr { ',' expr } [ ',' ] ] ')'
+ExprPtr Parser::parseParenOrTuple() {
+  Token open = take();
+  Restore<bool> nl(ignoreNewlines_, true);
+  if (accept(TokenKind::RParen)) return std::make_unique<TupleExpr>(from(open.span));
+  ExprPtr first = parseExpr();
+  if (accept(TokenKind::RParen)) return first;
+  if (!at(TokenKind::Comma)) expectClose(open, "tuple elements");
+  auto tuple = std::make_unique<TupleExpr>(open.span);
+  tuple->elems.push_back(std::move(first));
+  while (accept(TokenKind::Comma)) {
+    if (at(TokenKind::RParen)) break;
+    tuple->elems.push_back(parseExpr());
+  }
+  expectClose(open, "tuple elements");
+  tuple->span = from(open.span);
+  return tuple;
+}
+
+// lambda := '|' params '|' expr | '||' expr
+ExprPtr Parser::parseLambda() {
+  Token open = take();
+  Nest nest(*this, open.span);
+  auto node = std::make_unique<LambdaExpr>(open.span);
+  if (open.kind == TokenKind::Pipe) {
+    Restore<bool> nl(ignoreNewlines_, true);
+    node->params = parseParams(TokenKind::Pipe, open);
+    expect(TokenKind::Pipe, "to close the parameters of the lambda",
+           "a lambda is written `|a, b| a + b`");
+  }
+  node->body = parseExpr();
+  node->span = from(open.span);
+  return node;
+}
+
+// if := 'if' expr block [ 'else' ( if | block ) ]     (`else` may start a new line)
+ExprPtr Parser::parseIf() {
+  Token kw = take();
+  Nest nest(*this, kw.span);
+  auto node = std::make_unique<IfExpr>(kw.span);
+  node->cond = parseExpr();
+  if (!at(TokenKind::LBrace))
+    expected("`{` after the condition of `if`",
+             at(TokenKind::Eq) ? "to compare two values, write `==`" : "");
+  node->thenBlock = parseBlock();
+  if (accept(TokenKind::KwElse)) {
+    if (at(TokenKind::KwIf)) node->elseBlock = parseIf();
+    else if (at(TokenKind::LBrace)) node->elseBlock = parseBlock();
+    else expected("`{` or `if` after `else`");
+  }
+  node->span = from(kw.span);
+  return node;
+}
+
+// block := '{' statements '}'   The last statement is the block's value when it is an
+// expression not followed by `;`.
+ExprPtr Parser::parseBlock() {
+  Token open = take();
+  Nest nest(*this, open.span);
+  Restore<bool> nl(ignoreNewlines_, false);
+  Restore<int> blocks(blockDepth_, blockDepth_ + 1);
+  auto block = std::make_unique<BlockExpr>(open.span);
+  bool trailingSemi = false;
+  parseStatements(block->stmts, true, &trailingSemi);
+  expectClose(open);
+  if (!trailingSemi && !block->stmts.empty() && block->stmts.back()->kind == StmtKind::Expr) {
+    block->result = std::move(static_cast<ExprStmt&>(*block->stmts.back()).expr);
+    block->stmts.pop_back();
+  }
+  block->span = from(open.span);
+  return block;
+}
+
+}  // namespace scn

@@ -1,0 +1,258 @@
+// The trace stack, op application (fold or emit) and concretization errors.
+#include "lang/tracer.hpp"
+
+#include "lang/diagnostics.hpp"
+
+namespace scn {
+
+// Note [Origins]
+// Every traced value carries the Origin of the first traced operand it was computed from: a fn
+// parameter, a scan carry, a loop index. When a static value is demanded and a traced one is
+// found, the error names that origin and points a second caret at its declaration, which is
+// what users need to find the fix (JAX can only say "argument n").
+
+// Note [Folding]
+// Ops whose inputs are all static are evaluated at once with the reference kernels: at top level
+// (eager execution) always; inside a trace when the result is small (host-scalar arithmetic,
+// shapes, indices), so `x.shape[0] * 2` stays static. Larger static arrays inside a trace are
+// staged as constants, and control flow inside a trace is always staged.
+
+namespace {
+constexpr int64_t kFoldLimit = 1024;  // elements of a folded result inside a trace
+}
+
+Trace::Trace(Trace* parent, std::string name) : parent_(parent), func_(std::make_shared<Func>()) {
+  func_->name = std::move(name);
+}
+
+AVal Trace::newParam(const Type& t, bool weak, std::shared_ptr<const Origin> origin) {
+  AVal v;
+  v.type = t;
+  v.weak = weak;
+  v.trace = this;
+  v.var = func_->newVar(t);
+  v.origin = std::move(origin);
+  func_->params.push_back(v.var);
+  return v;
+}
+
+int Trace::localVar(const AVal& v) {
+  SCN_ASSERT(!v.isStatic(), "localVar of a static value");
+  if (v.trace == this) return v.var;
+  auto key = std::make_pair(v.trace, v.var);
+  auto it = captureMap_.find(key);
+  if (it != captureMap_.end()) return it->second;
+  if (parent_ == nullptr)
+    fail("E0103", Span{}, "a traced value escaped the function that traced it",
+         "return the value from the function instead of storing it in an outer variable");
+  // Make sure the parent can name it (capturing it there in turn), then capture it here.
+  AVal outer = v;
+  outer.var = parent_->localVar(v);
+  outer.trace = parent_;
+  int local = func_->newVar(v.type);
+  captured_.push_back(outer);
+  captureParams_.push_back(local);
+  captureMap_[key] = local;
+  return local;
+}
+
+void Trace::finish(const std::vector<int>& explicitParams, const std::vector<int>& results) {
+  func_->params = captureParams_;
+  func_->params.insert(func_->params.end(), explicitParams.begin(), explicitParams.end());
+  func_->results = results;
+}
+
+int Tracer::varOf(const AVal& v) {
+  SCN_ASSERT(current_ != nullptr, "varOf outside a trace");
+  if (!v.isStatic()) return current_->localVar(v);
+  const void* key = v.concrete->raw();
+  auto& consts = current_->constants;
+  auto it = consts.find(key);
+  if (it != consts.end() && current_->func().type(it->second) == v.type) return it->second;
+  Eqn e{Op::Constant, {}, {}, {}, {}, {}};
+  e.attrs.value = std::make_shared<Array>(*v.concrete);
+  int out = current_->func().newVar(v.type);
+  e.outputs.push_back(out);
+  current_->func().eqns.push_back(std::move(e));
+  consts[key] = out;
+  return out;
+}
+
+std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& in, const Attrs& attrs, Span span,
+                                const std::vector<FuncPtr>& subs) {
+  std::vector<Type> inTypes;
+  bool allStatic = true, allWeak = !in.empty();
+  for (const AVal& v : in) {
+    inTypes.push_back(v.type);
+    allStatic = allStatic && v.isStatic();
+    allWeak = allWeak && v.weak;
+  }
+  InferResult r = inferTypes(op, inTypes, attrs, subs);
+  if (!r.ok()) fail("E0201", span, r.error);
+  Eqn e;
+  e.op = op;
+  e.attrs = attrs;
+  e.subs = subs;
+  e.span = span;
+  bool controlFlow = op == Op::Scan || op == Op::While || op == Op::Cond;
+  bool small = true;
+  for (const Type& t : r.types) small = small && numElements(t.shape) <= kFoldLimit;
+  if (allStatic && (!tracing() || (small && !controlFlow))) return fold(e, in, allWeak);
+  return emit(std::move(e), r.types, in, allWeak);
+}
+
+std::vector<AVal> Tracer::fold(const Eqn& e, const std::vector<AVal>& in, bool weak) {
+  std::vector<Array> args;
+  for (const AVal& v : in) args.push_back(*v.concrete);
+  std::vector<Array> outs;
+  bool controlFlow = e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond;
+  if (controlFlow) {
+    // Loops run compiled even at top level: wrap the equation in a one-equation function.
+    auto f = std::make_shared<Func>();
+    f->name = opName(e.op);
+    Eqn copy = e;
+    copy.inputs.clear();
+    for (const AVal& v : in) {
+      int p = f->newVar(v.type);
+      f->params.push_back(p);
+      copy.inputs.push_back(p);
+    }
+    InferResult r = inferTypes(e.op, [&] {
+      std::vector<Type> ts;
+      for (const AVal& v : in) ts.push_back(v.type);
+      return ts;
+    }(), e.attrs, e.subs);
+    for (const Type& t : r.types) copy.outputs.push_back(f->newVar(t));
+    f->results = copy.outputs;
+    f->eqns.push_back(std::move(copy));
+    outs = run_(f, args);
+  } else {
+    outs = evalEqn(e, args);
+  }
+  std::vector<AVal> result;
+  for (Array& a : outs) result.push_back(AVal::of(std::move(a), weak));
+  return result;
+}
+
+std::vector<AVal> Tracer::emit(Eqn e, const std::vector<Type>& outTypes,
+                               const std::vector<AVal>& in, bool weak) {
+  SCN_ASSERT(tracing(), "emit outside a trace");
+  std::shared_ptr<const Origin> origin;
+  for (const AVal& v : in)
+    if (!v.isStatic() && v.origin) {
+      origin = v.origin;
+      break;
+    }
+  for (const AVal& v : in) e.inputs.push_back(varOf(v));
+  std::vector<AVal> result;
+  for (const Type& t : outTypes) {
+    AVal o;
+    o.type = t;
+    o.weak = weak;
+    o.trace = current_;
+    o.var = current_->func().newVar(t);
+    o.origin = origin;
+    e.outputs.push_back(o.var);
+    result.push_back(std::move(o));
+  }
+  current_->func().eqns.push_back(std::move(e));
+  return result;
+}
+
+std::vector<AVal> Tracer::call(const FuncPtr& f, const std::vector<AVal>& args, Span span) {
+  SCN_ASSERT(f->params.size() == args.size(), "call arity");
+  bool allStatic = true;
+  for (const AVal& a : args) allStatic = allStatic && a.isStatic();
+  if (!tracing()) {
+    SCN_ASSERT(allStatic, "traced value at top level");
+    std::vector<Array> in;
+    for (const AVal& a : args) in.push_back(*a.concrete);
+    std::vector<AVal> out;
+    for (Array& a : run_(f, in)) out.push_back(AVal::of(std::move(a)));
+    return out;
+  }
+  // Inline: map f's variables to values of the current trace, re-applying each equation.
+  std::vector<std::optional<AVal>> env(f->types.size());
+  for (size_t i = 0; i < args.size(); ++i) env[f->params[i]] = args[i];
+  for (const Eqn& e : f->eqns) {
+    std::vector<AVal> in;
+    for (int v : e.inputs) in.push_back(*env.at(v));
+    std::vector<AVal> outs = apply(e.op, in, e.attrs, e.span.valid() ? e.span : span, e.subs);
+    for (size_t i = 0; i < outs.size(); ++i) env[e.outputs[i]] = outs[i];
+  }
+  std::vector<AVal> results;
+  for (int r : f->results) results.push_back(*env.at(r));
+  return results;
+}
+
+namespace {
+
+std::string useDescription(StaticUse what) {
+  switch (what) {
+    case StaticUse::ScanLength: return "the `length` of a scan";
+    case StaticUse::ForBound: return "a `for` loop bound";
+    case StaticUse::Shape: return "a shape";
+    case StaticUse::Axis: return "an axis";
+    case StaticUse::StaticParam: return "a `static` parameter";
+    case StaticUse::IfCondition: return "an `if` condition";
+    case StaticUse::SliceBound: return "a slice bound";
+    case StaticUse::HostConversion: return "a host value";
+    case StaticUse::Index: return "an index";
+    case StaticUse::Other: return "this argument";
+  }
+  return "this value";
+}
+
+std::string fixFor(StaticUse what, const Origin* o) {
+  std::string param = o && !o->paramName.empty() ? o->paramName : "the parameter";
+  std::string markStatic = o && !o->fnName.empty() && !o->paramName.empty()
+                               ? "mark it static: `fn " + o->fnName + "(static " + param + ", ...)`"
+                               : "make the value static (a `static` parameter or a top-level constant)";
+  switch (what) {
+    case StaticUse::ScanLength:
+    case StaticUse::Shape:
+      return markStatic + ", or pass an array whose shape carries the size";
+    case StaticUse::ForBound:
+      return markStatic + ", or use `fori_loop(lo, hi, f, init)` / `while_loop(cond, body, init)`, "
+                          "which accept traced trip counts";
+    case StaticUse::IfCondition:
+      return "use `select(c, a, b)` or `cond(p, f_true, f_false, operands...)` to choose on a "
+             "traced value, or " + markStatic;
+    case StaticUse::SliceBound:
+    case StaticUse::Index:
+      return "use `dynamic_slice(x, starts, sizes)` for a traced start, or " + markStatic;
+    case StaticUse::Axis:
+    case StaticUse::StaticParam:
+    case StaticUse::HostConversion:
+    case StaticUse::Other:
+      return markStatic;
+  }
+  return markStatic;
+}
+
+}  // namespace
+
+Array concreteOrError(const AVal& v, StaticUse what, Span use, const std::string& context) {
+  if (v.isStatic()) return *v.concrete;
+  const Origin* o = v.origin.get();
+  std::string msg = "concretization error: " + useDescription(what) +
+                    (context.empty() ? "" : " (" + context + ")") + " must be static, but ";
+  msg += o ? "it depends on " + o->description : "its value is traced";
+  std::vector<DiagNote> notes;
+  if (o && o->declSpan.valid())
+    notes.push_back({o->declSpan, (o->paramName.empty() ? "the traced value" : "`" + o->paramName + "`") +
+                                      std::string(" is traced here: its value is known only when the "
+                                                  "compiled code runs")});
+  fail("E0101", use, msg, fixFor(what, o), std::move(notes));
+}
+
+int64_t staticInt(const AVal& v, StaticUse what, Span use, const std::string& context) {
+  Array a = concreteOrError(v, what, use, context);
+  if (a.rank() != 0 || !(isInteger(a.dtype) || a.dtype == DType::Bool))
+    fail("E0202", use,
+         useDescription(what) + (context.empty() ? "" : " (" + context + ")") +
+             " must be an integer scalar, got " + typeString(v.type));
+  return a.getInt(0);
+}
+
+}  // namespace scn

@@ -1,0 +1,119 @@
+// Runtime values of the evaluator: abstract arrays (static or traced), tuples, functions.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jit/ir.hpp"
+#include "lang/syntax/ast.hpp"
+
+namespace scn {
+
+class Trace;
+class Env;
+
+/// Where a traced value comes from: the parameter (or loop carry) it derives from, so a
+/// concretization error can point at the origin. See Note [Origins] in tracer.cpp.
+struct Origin {
+  std::string description;  // "the parameter `size` of `calc_gp_size`"
+  std::string paramName;    // "size" (empty when not a named parameter)
+  std::string fnName;       // "calc_gp_size"
+  Span declSpan;            // the parameter's declaration
+};
+
+/// An array-valued abstract value. Exactly one of two states (autodidax's ConcreteArray vs
+/// ShapedArray): static, with a known `concrete` value, or traced, naming variable `var` of the
+/// trace `trace`. Whether a value is known is never a separate flag: it is `concrete.has_value()`.
+struct AVal {
+  Type type;
+  bool weak = false;  // a weakly typed literal (or derived only from such): adopts the other dtype
+  std::optional<Array> concrete;
+  Trace* trace = nullptr;
+  int var = -1;
+  std::shared_ptr<const Origin> origin;  // traced values only
+
+  bool isStatic() const { return concrete.has_value(); }
+  static AVal of(Array a, bool weak = false) {
+    AVal v;
+    v.type = Type{a.dtype, a.shape};
+    v.weak = weak;
+    v.concrete = std::move(a);
+    return v;
+  }
+};
+
+struct Closure;
+struct Builtin;
+struct VmapFn;
+
+enum class ValueKind { Array, Tuple, None, String, Closure, Builtin, Vmap, DType };
+
+/// A value of the language. Cheap to copy (payloads are shared).
+struct Value {
+  ValueKind kind = ValueKind::None;
+  std::shared_ptr<AVal> array;               // Array
+  std::shared_ptr<std::vector<Value>> elems;  // Tuple
+  std::string str;                           // String
+  std::shared_ptr<Closure> closure;          // Closure
+  const Builtin* builtin = nullptr;          // Builtin
+  std::shared_ptr<VmapFn> vmap;              // Vmap
+  DType dtype = DType::F32;                  // DType (a dtype name: f64, also callable)
+
+  static Value none() { return Value{}; }
+  static Value ofArray(AVal a) {
+    Value v;
+    v.kind = ValueKind::Array;
+    v.array = std::make_shared<AVal>(std::move(a));
+    return v;
+  }
+  static Value ofTuple(std::vector<Value> xs) {
+    Value v;
+    v.kind = ValueKind::Tuple;
+    v.elems = std::make_shared<std::vector<Value>>(std::move(xs));
+    return v;
+  }
+  static Value ofString(std::string s) {
+    Value v;
+    v.kind = ValueKind::String;
+    v.str = std::move(s);
+    return v;
+  }
+  static Value ofDType(DType t) {
+    Value v;
+    v.kind = ValueKind::DType;
+    v.dtype = t;
+    return v;
+  }
+  bool isArray() const { return kind == ValueKind::Array; }
+  bool isTuple() const { return kind == ValueKind::Tuple; }
+  bool isNone() const { return kind == ValueKind::None; }
+  bool isCallable() const {
+    return kind == ValueKind::Closure || kind == ValueKind::Builtin || kind == ValueKind::Vmap ||
+           kind == ValueKind::DType;
+  }
+};
+
+/// A user function (`fn` or lambda) with the environment it closes over.
+struct Closure {
+  std::string name;  // "<lambda>" for lambdas
+  const std::vector<Param>* params = nullptr;
+  const Expr* body = nullptr;
+  Span span;
+  std::shared_ptr<Env> env;
+};
+
+/// vmap(f, in_axes, out_axes, axis_size): a function value.
+struct VmapFn {
+  Value fn;
+  Value inAxes;   // an int, None, or a tuple of those (one per argument)
+  Value outAxes;  // same, per result
+  std::optional<int64_t> axisSize;
+  Span span;
+};
+
+/// A short description of a value's kind for error messages: "f32[3]", "tuple", "function".
+std::string describe(const Value& v);
+
+}  // namespace scn

@@ -1,0 +1,71 @@
+// Helpers for the core unit tests: build IR functions by hand and make/read small arrays.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "jit/backend.hpp"
+#include "jit/ir.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn::test {
+
+/// Builds a Func eqn by eqn; each emit runs the shape rule, so a built function is well typed.
+struct Builder {
+  FuncPtr f = std::make_shared<Func>();
+
+  explicit Builder(std::string name = "f") { f->name = std::move(name); }
+
+  int param(Type t) {
+    int v = f->newVar(std::move(t));
+    f->params.push_back(v);
+    return v;
+  }
+
+  std::vector<int> emit(Op op, std::vector<int> in, Attrs attrs = {}, std::vector<FuncPtr> subs = {}) {
+    std::vector<Type> types;
+    for (int v : in) types.push_back(f->type(v));
+    InferResult r = inferTypes(op, types, attrs, subs);
+    EXPECT_TRUE(r.ok()) << opName(op) << ": " << r.error;
+    Eqn e{op, std::move(in), {}, std::move(attrs), std::move(subs), Span{}};
+    for (const Type& t : r.types) e.outputs.push_back(f->newVar(t));
+    f->eqns.push_back(e);
+    return e.outputs;
+  }
+
+  int emit1(Op op, std::vector<int> in, Attrs attrs = {}, std::vector<FuncPtr> subs = {}) {
+    std::vector<int> out = emit(op, std::move(in), std::move(attrs), std::move(subs));
+    return out.empty() ? -1 : out[0];
+  }
+
+  FuncPtr ret(std::vector<int> results) {
+    f->results = std::move(results);
+    return f;
+  }
+};
+
+inline Type ty(DType d, Shape s = {}) { return Type{d, std::move(s)}; }
+
+/// An array of `dtype` and `shape` holding `values` (converted from double).
+inline Array arr(DType dtype, Shape shape, const std::vector<double>& values) {
+  Array a(dtype, std::move(shape));
+  EXPECT_EQ(static_cast<int64_t>(values.size()), a.size());
+  for (size_t i = 0; i < values.size(); ++i) a.setDouble(static_cast<int64_t>(i), values[i]);
+  return a;
+}
+
+inline std::vector<double> values(const Array& a) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < a.size(); ++i) v.push_back(a.getDouble(i));
+  return v;
+}
+
+inline Attrs axesAttr(std::vector<int64_t> axes) {
+  Attrs a;
+  a.axes = std::move(axes);
+  return a;
+}
+
+}  // namespace scn::test

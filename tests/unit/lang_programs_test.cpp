@@ -1,0 +1,147 @@
+// Runs every .scn program under tests/programs and examples through the `scn` binary, on each
+// backend, and checks its inline expectations:
+//   # expect: TEXT                  the next line the program prints is TEXT
+//   # expect error[CODE]: MESSAGE   a diagnostic with this code and whole message on THIS line
+//   # backends: interp              (optional) only these backends
+// When FILE.stderr exists, the whole stderr must equal it (carets, notes, help lines).
+// SCN_UPDATE_GOLDEN=1 rewrites those .stderr files from the actual output, for review.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Expectations {
+  std::vector<std::string> stdoutLines;
+  std::vector<std::string> errors;  // "LINE: error[CODE]: message"
+  std::vector<std::string> backends = {"cpu", "interp"};
+};
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Expectations parseExpectations(const fs::path& file) {
+  Expectations e;
+  std::istringstream in(readAll(file));
+  std::string line;
+  int lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    size_t at = line.find("# expect: ");
+    if (at != std::string::npos) {
+      e.stdoutLines.push_back(line.substr(at + 10));
+      continue;
+    }
+    at = line.find("# expect error[");
+    if (at != std::string::npos) {
+      e.errors.push_back(std::to_string(lineNo) + ": " + line.substr(at + 9));
+      continue;
+    }
+    at = line.find("# backends: ");
+    if (at != std::string::npos) {
+      e.backends.clear();
+      std::istringstream bs(line.substr(at + 12));
+      std::string b;
+      while (bs >> b) e.backends.push_back(b);
+    }
+  }
+  return e;
+}
+
+struct RunResult {
+  int exitCode = -1;
+  std::string out, err;
+};
+
+RunResult runScn(const std::vector<std::string>& args, const fs::path& cwd) {
+  fs::path tmp = fs::temp_directory_path() / ("scn_test_" + std::to_string(getpid()));
+  std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(SCN_BINARY) + "'";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  cmd += " > '" + tmp.string() + ".out' 2> '" + tmp.string() + ".err' < /dev/null";
+  int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = readAll(tmp.string() + ".out");
+  r.err = readAll(tmp.string() + ".err");
+  fs::remove(tmp.string() + ".out");
+  fs::remove(tmp.string() + ".err");
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  std::string l;
+  while (std::getline(in, l)) v.push_back(l);
+  return v;
+}
+
+std::vector<std::string> programFiles() {
+  std::vector<std::string> files;
+  for (const char* dir : {"tests/programs", "examples"}) {
+    fs::path root = fs::path(SCN_SOURCE_DIR) / dir;
+    if (!fs::exists(root)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+      if (entry.path().extension() == ".scn")
+        files.push_back(fs::relative(entry.path(), SCN_SOURCE_DIR).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class Program : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Program, MeetsItsExpectations) {
+  fs::path file = fs::path(SCN_SOURCE_DIR) / GetParam();
+  Expectations e = parseExpectations(file);
+  for (const std::string& backend : e.backends) {
+    SCOPED_TRACE("backend " + backend);
+    // Run from the file's directory with a relative name, so messages say "name.scn:L:C".
+    RunResult r = runScn({"--backend=" + backend, file.filename().string()}, file.parent_path());
+    EXPECT_EQ(lines(r.out), e.stdoutLines) << "stderr:\n" << r.err;
+    if (e.errors.empty()) {
+      EXPECT_EQ(r.exitCode, 0) << r.err;
+      EXPECT_EQ(r.err, "");
+    } else {
+      EXPECT_EQ(r.exitCode, 1) << r.err;
+      // Each expected error appears as a header line "name.scn:LINE:COL: error[CODE]: message".
+      std::vector<std::string> got;
+      std::regex header("^" + std::regex_replace(file.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                        R"(:(\d+):\d+: (error\[E\d+\]: .*)$)");
+      for (const std::string& l : lines(r.err)) {
+        std::smatch m;
+        if (std::regex_match(l, m, header)) got.push_back(m[1].str() + ": " + m[2].str());
+      }
+      EXPECT_EQ(got, e.errors) << "stderr:\n" << r.err;
+    }
+    fs::path golden = file;
+    golden += ".stderr";
+    if (std::getenv("SCN_UPDATE_GOLDEN") && !r.err.empty()) {
+      std::ofstream(golden) << r.err;
+    } else if (fs::exists(golden)) {
+      EXPECT_EQ(r.err, readAll(golden)) << "golden file " << golden;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scn, Program, ::testing::ValuesIn(programFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+}  // namespace
