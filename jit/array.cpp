@@ -66,7 +66,12 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   if (!data_) fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
 }
 
-Buffer::~Buffer() { std::free(data_); }
+Buffer::Buffer(Borrow, const void* data, size_t bytes)
+    : data_(const_cast<void*>(data)), bytes_(bytes), borrowed_(true) {}
+
+Buffer::~Buffer() {
+  if (!borrowed_) std::free(data_);
+}
 
 // ---- arrays ----
 

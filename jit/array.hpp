@@ -21,6 +21,12 @@ std::string shapeString(const Shape& shape);
 class Buffer {
  public:
   explicit Buffer(size_t bytes);
+  /// Tag for the borrowing constructor.
+  struct Borrow {};
+  /// Wraps memory someone else owns (an embedding host's input array): no copy, and the
+  /// destructor leaves it alone. The owner keeps it alive and unchanged while the buffer lives;
+  /// nothing writes to it (compiled code never writes to its parameters).
+  Buffer(Borrow, const void* data, size_t bytes);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -31,6 +37,7 @@ class Buffer {
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  bool borrowed_ = false;
 };
 
 /// A dense array value. Copies share the buffer; arrays are treated as immutable once built.

@@ -62,7 +62,7 @@ int64_t Args::integer(size_t i, std::optional<int64_t> dflt, StaticUse use) cons
     SCN_ASSERT(dflt.has_value(), "integer argument without default");
     return *dflt;
   }
-  return staticInt(array(i), use, spans_[i], "`" + names_[i] + "` of " + fn_);
+  return staticInt(array(i), use, spans_[i], use == StaticUse::ScanLength ? "" : "`" + names_[i] + "` of " + fn_);
 }
 
 bool Args::boolean(size_t i, bool dflt) const {

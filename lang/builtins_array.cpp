@@ -436,10 +436,12 @@ Value assertClose(Evaluator& ev, CallArgs& c) {
     char buf[256];
     snprintf(buf, sizeof buf, "%.9g vs %.9g (|a-b| = %.3g, allowed %.3g)", xa.getDouble(worst),
              ya.getDouble(worst), worstErr, atol + rtol * std::fabs(ya.getDouble(worst)));
+    char rule[160];
+    snprintf(rule, sizeof rule, "the rule is |a - b| <= atol + rtol * |b| (rtol=%g, atol=%g)", rtol, atol);
     fail("E0503", c.span,
          "assert_close failed: " + std::to_string(bad) + " of " + std::to_string(xa.size()) +
              " elements differ; worst at [" + where + "]: " + buf,
-         "the rule is |a - b| <= atol + rtol * |b| (rtol=" + std::to_string(rtol) + ", atol=" + std::to_string(atol) + ")");
+         rule);
   }
   return Value::none();
 }

@@ -7,19 +7,11 @@
 #include <unistd.h>
 
 #include "jit/ir.hpp"
-#if __has_include("jit/cpu/cpu_backend.hpp")
 #include "jit/cpu/cpu_backend.hpp"
-#else
-namespace scn { inline std::string emitLLVM(const FuncPtr&, int) { return "(no cpu backend yet)"; }
-inline std::string emitAsm(const FuncPtr&, int) { return "(no cpu backend yet)"; } }
-#endif
+#include "jit/transform/passes.hpp"
 #include "lang/repl.hpp"
 #include "lang/session.hpp"
-#if __has_include("lang/syntax/ast_print.hpp")
 #include "lang/syntax/ast_print.hpp"
-#else
-namespace scn { inline std::string printTokens(const SourceFile&) { return ""; } inline std::string printAst(const Program&) { return ""; } }
-#endif
 #include "lang/syntax/parser.hpp"
 
 namespace {
@@ -37,6 +29,9 @@ options:
                         (default: a usable GPU, else cpu)
   --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, llvm, asm)
                         running: tokens | ast | ir | llvm | asm
+  --print-after=PASS    print the IR after an optimisation pass (scan-to-map,
+                        drop-identity-reshapes, dce) or after each (all); "unchanged" when
+                        the pass changed nothing
   --stats               after the run, print one line per compiled-function call: traced or
                         cached, trace/optimise/codegen/run milliseconds, peak buffer bytes
   -O0 | -O1 | -O2 | -O3 optimisation level of the CPU JIT (default -O2)
@@ -64,7 +59,7 @@ bool readFile(const std::string& path, std::string& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string backend = "auto", emit, expr, file;
+  std::string backend = "auto", emit, expr, file, printAfter;
   bool haveExpr = false, stats = false;
   int optLevel = 2;
   std::vector<std::string> scriptArgs;
@@ -86,6 +81,15 @@ int main(int argc, char** argv) {
       emit = a.substr(7);
       if (emit != "tokens" && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm")
         return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, ir, llvm, asm)");
+    } else if (a.rfind("--print-after=", 0) == 0) {
+      printAfter = a.substr(14);
+      bool known = printAfter == "all";
+      for (const scn::Pass& p : scn::pipelinePasses()) known = known || printAfter == p.name;
+      if (!known) {
+        std::string names = "all";
+        for (const scn::Pass& p : scn::pipelinePasses()) names += std::string(", ") + p.name;
+        return usageError("unknown pass `" + printAfter + "` for --print-after (" + names + ")");
+      }
     } else if (a == "--stats") {
       stats = true;
     } else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
@@ -109,6 +113,7 @@ int main(int argc, char** argv) {
   opts.backend = backend;
   opts.optLevel = optLevel;
   opts.scriptArgs = scriptArgs;
+  opts.printAfter = printAfter;
   opts.out = [](const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);

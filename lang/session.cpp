@@ -5,15 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#if __has_include("jit/cpu/cpu_backend.hpp")
 #include "jit/cpu/cpu_backend.hpp"
-#define SCN_TMP_CPU 1
-#else
-namespace scn { struct UnsupportedOnBackend : std::runtime_error { using std::runtime_error::runtime_error; };
-inline std::unique_ptr<Backend> makeCpuBackend(int) { return makeInterpreterBackend(); }
-inline std::string emitLLVM(const FuncPtr&, int) { return "(no cpu backend yet)"; }
-inline std::string emitAsm(const FuncPtr&, int) { return "(no cpu backend yet)"; } }
-#endif
+#include "jit/transform/passes.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -90,19 +83,25 @@ std::string Session::backendName() const { return backendName_; }
 std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
   auto it = executables_.find(f.get());
   if (it == executables_.end()) {
-    if (opts_.onCompile) opts_.onCompile(f);
+    auto t0 = std::chrono::steady_clock::now();
+    PipelineOptions popts;
+    popts.printAfter = opts_.printAfter;
+    popts.print = opts_.out;
+    FuncPtr optimised = runPipeline(*f, popts);
+    double passMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (opts_.onCompile) opts_.onCompile(optimised);
     CompileStats cs;
     std::unique_ptr<Executable> exe;
     std::string used = backendName_;
     try {
-      exe = backend_->compile(f, &cs);
+      exe = backend_->compile(optimised, &cs);
     } catch (const UnsupportedOnBackend& u) {
       // Honest fallback: the op is not lowered yet on this backend; --stats says so.
-      exe = interpreter_->compile(f, &cs);
+      exe = interpreter_->compile(optimised, &cs);
       used = "interp (fallback: " + std::string(u.what()) + ")";
     }
     if (rec) {
-      rec->optimiseMs = cs.optimiseMs;
+      rec->optimiseMs = passMs + cs.optimiseMs;
       rec->codegenMs = cs.codegenMs;
       rec->kernels = cs.kernels;
       rec->backend = used;

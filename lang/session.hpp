@@ -27,6 +27,8 @@ struct SessionOptions {
   std::vector<std::string> scriptArgs;
   /// Called once for every function compiled (for --emit=ir|llvm|asm on a whole script).
   std::function<void(const FuncPtr&)> onCompile;
+  /// --print-after=<pass>|all: the IR after that pass of the optimisation pipeline.
+  std::string printAfter;
 };
 
 class Session {

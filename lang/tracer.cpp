@@ -15,7 +15,7 @@ namespace scn {
 // Ops whose inputs are all static are evaluated at once with the reference kernels: at top level
 // (eager execution) always; inside a trace when the result is small (host-scalar arithmetic,
 // shapes, indices), so `x.shape[0] * 2` stays static. Larger static arrays inside a trace are
-// staged as constants, and control flow inside a trace is always staged.
+// staged as constants; broadcasts, iotas and control flow inside a trace are always staged.
 
 namespace {
 constexpr int64_t kFoldLimit = 1024;  // elements of a folded result inside a trace
@@ -95,7 +95,10 @@ std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& in, const Attrs&
   e.subs = subs;
   e.span = span;
   bool controlFlow = op == Op::Scan || op == Op::While || op == Op::Cond;
-  bool small = true;
+  // Broadcasts and iotas stay symbolic inside a trace: folding them would only trade a scalar
+  // for a materialised constant array.
+  bool expands = op == Op::BroadcastInDim || op == Op::Iota;
+  bool small = !expands;
   for (const Type& t : r.types) small = small && numElements(t.shape) <= kFoldLimit;
   if (allStatic && (!tracing() || (small && !controlFlow))) return fold(e, in, allWeak);
   return emit(std::move(e), r.types, in, allWeak);

@@ -337,6 +337,8 @@ std::string printExpr(const ExprP& e) {
   return os.str();
 }
 
+std::string printKernels(const Func& f) { return printKernels(lower(f)); }
+
 std::string printKernels(const Program& p) {
   std::ostringstream os;
   os << "program " << p.name << " {\n";

@@ -162,6 +162,8 @@ Program lower(const Func& f);
 
 /// Stable text of a program (--emit=kernels); also the compile-cache key.
 std::string printKernels(const Program& p);
+/// printKernels(lower(f)): the kernel IR of a Func (--emit=kernels).
+std::string printKernels(const Func& f);
 /// Text of one expression, as printKernels writes it.
 std::string printExpr(const ExprP& e);
 

@@ -44,7 +44,10 @@ class FuncLowering {
   ExprP genFlat(int v, const ExprP& L);
   /// Whether genFlat(v) needs no index decomposition (elementwise chains over buffers).
   bool flatOK(int v);
+  /// A kernel computing fusible var v (its defining expression) into out.
   void kernelFusible(int v, const Loc& out);
+  /// A kernel copying var v (materialised or fused) into out.
+  void copyInto(int v, const Loc& out);
   void kernelReduce(const Eqn& e, const Loc& out);
   void kernelArgReduce(const Eqn& e, const Loc& out);
   void kernelCumulative(const Eqn& e, const Loc& out);

@@ -232,8 +232,25 @@ ExprP FuncLowering::genFlat(int v, const ExprP& L) {
 
 void FuncLowering::kernelFusible(int v, const Loc& out) {
   const Type& t = f_.type(v);
+  // v's own location is being written: compute its defining expression, do not load it.
+  bool wasMat = mat_[v];
+  if (def_[v] >= 0) mat_[v] = false;
   Kernel k;
   if (t.shape.size() >= 1 && flatOK(v) && numElements(t.shape) != 1) {
+    k.dims = {numElements(t.shape)};
+    k.body.push_back(store(out, index(0), genFlat(v, index(0))));
+  } else {
+    std::vector<ExprP> ix = parallelIndex(t.shape, k);
+    k.body.push_back(store(out, linearIndex(ix, t.shape), gen(v, ix)));
+  }
+  mat_[v] = wasMat;
+  pb_.launch(std::move(k));
+}
+
+void FuncLowering::copyInto(int v, const Loc& out) {
+  const Type& t = f_.type(v);
+  Kernel k;
+  if (flatOK(v)) {
     k.dims = {numElements(t.shape)};
     k.body.push_back(store(out, index(0), genFlat(v, index(0))));
   } else {
@@ -475,7 +492,7 @@ void FuncLowering::lowerDynamicUpdateSlice(size_t ei, const Eqn& e) {
     canFree_[o] = canSteal_[o] = false;
   } else {
     out = outputLoc(v);
-    kernelFusible(o, out);
+    copyInto(o, out);
   }
   Kernel k;
   std::vector<ExprP> uix = parallelIndex(U, k), pos(S.size());

@@ -20,14 +20,15 @@ std::string printTokens(const SourceFile& file, DiagnosticSink& sink) {
       case TokenKind::End: out += "end"; break;
       case TokenKind::Error: out += "error"; break;
       case TokenKind::Ident: out += "ident " + std::string(t.span.text()); break;
-      case TokenKind::String: out += "string " + quoteString(t.text); break;
+      case TokenKind::String: out += "string " + quoteString(stringValue(t)); break;
       case TokenKind::Number:
         out += "number " + std::string(t.span.text()) + " ";
         if (t.malformed) out += "(invalid)";
         else if (t.overflow) out += "(out of range)";
         else if (t.isFloat) out += "(float " + formatFloat(t.floatValue);
         else out += "(int " + std::to_string(t.intValue);
-        if (!t.malformed && !t.overflow) out += (t.text.empty() ? "" : " " + t.text) + ")";
+        if (!t.malformed && !t.overflow)
+          out += (t.suffix().empty() ? "" : " " + std::string(t.suffix())) + ")";
         break;
       default:
         out += std::string(tokenKindName(t.kind)) + " " + tokenSpelling(t.kind);

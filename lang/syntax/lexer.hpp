@@ -45,20 +45,28 @@ const char* tokenKindName(TokenKind k);
 /// The fixed spelling of a keyword or punctuation kind ("let", "**"); empty for the others.
 const char* tokenSpelling(TokenKind k);
 
-/// One token: its kind, where it is, and for literals their decoded value.
+/// One token: its kind, where it is, and for number literals their decoded value. Tokens are
+/// plain values (no owned memory), so the parser can move them around cheaply.
 struct Token {
   TokenKind kind = TokenKind::End;
   bool newlineBefore = false;  // a line break (or the file start) precedes it: Note [Newlines]
-  Span span;
   // Number literals (see lang/syntax/literals.hpp for the rules):
-  bool isFloat = false;   // written with '.', an exponent or a float suffix
-  bool overflow = false;  // the digits do not fit a u64 / are infinite as an f64
-  bool malformed = false; // a lexical error was already reported for this literal
+  bool isFloat = false;    // written with '.', an exponent or a float suffix
+  bool overflow = false;   // the digits do not fit a u64 / are infinite as an f64
+  bool malformed = false;  // a lexical error was already reported for this literal
+  Span span;
   uint64_t intValue = 0;
   double floatValue = 0;
-  // String: the decoded value. Number: the dtype suffix as written ("f64") or empty.
-  std::string text;
+  uint32_t suffixBegin = 0;  // Number: offset where the dtype suffix starts (span.end if none)
+
+  /// A Number's dtype suffix as written ("f64"), or empty.
+  std::string_view suffix() const {
+    return span.text().substr(suffixBegin - span.begin);
+  }
 };
+
+/// The value of a String token: quotes removed, escapes decoded (the lexer checked them).
+std::string stringValue(const Token& t);
 
 /// Describes a token for a message: "`)`", "identifier `x`", "number `1.5`", "end of file".
 std::string describe(const Token& t);

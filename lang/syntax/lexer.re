@@ -152,38 +152,26 @@ void Lexer::lexComment() {
   }
 }
 
-// Lexes the rest of a string literal whose opening quote is at `begin`, decoding escapes.
+// Lexes the rest of a string literal whose opening quote is at `begin`, checking its escapes
+// (stringValue decodes them later).
 // Strings may span lines. A bad escape or byte is reported and lexing goes on to the closing
 // quote, so one bad character does not turn the rest of the file into errors.
 Token Lexer::lexString(const unsigned char* begin) {
-  std::string value;
   for (;;) {
     const unsigned char* s = cur_;
     /*!re2c
-      ["] {
-        Token t = make(TokenKind::String, begin);
-        t.text = std::move(value);
-        return t;
-      }
-      "\\n"  { value += '\n'; continue; }
-      "\\t"  { value += '\t'; continue; }
-      "\\r"  { value += '\r'; continue; }
-      "\\\\" { value += '\\'; continue; }
-      "\\\"" { value += '"'; continue; }
+      ["] { return make(TokenKind::String, begin); }
+      "\\" [ntr\\"] { continue; }  // the escapes decodeEscape knows
       "\\" {
         if (cur_ >= lim_) continue;  // the next round reports the missing quote
         const unsigned char* e = cur_ + utf8Length(cur_, lim_);
         error("E0004", s, e,
               "unknown escape sequence `\\" + printableChar(cur_, e) + "` in string",
               "the escapes are \\n \\t \\r \\\\ and \\\"; write a backslash as \\\\");
-        value.append(reinterpret_cast<const char*>(cur_), e - cur_);
         cur_ = e;
         continue;
       }
-      [\t\n\r\x20-\x21\x23-\x5b\x5d-\x7e]+ | mb {
-        value.append(reinterpret_cast<const char*>(s), cur_ - s);
-        continue;
-      }
+      [\t\n\r\x20-\x21\x23-\x5b\x5d-\x7e]+ | mb { continue; }
       $ {
         error("E0003", begin, begin + 1, "unterminated string",
               "add a closing `\"`; the string runs to the end of the file");
@@ -249,7 +237,7 @@ Token Lexer::lexNumber(const unsigned char* begin) {
   t.overflow = d.overflow;
   t.intValue = d.intValue;
   t.floatValue = d.floatValue;
-  t.text = d.suffix;
+  t.suffixBegin = t.span.end - uint32_t(d.suffix.size());
   if (!d.errorCode.empty()) {
     t.malformed = true;
     error(d.errorCode, begin + d.errorBegin, begin + d.errorEnd, d.errorMessage, d.errorHelp);

@@ -125,12 +125,13 @@ NumberDecode decodeNumber(std::string_view text) {
     if (!d.isFloat) decodeInteger(text.substr(0, intEnd), 10, d);
   }
 
-  d.suffix = std::string(text.substr(mantissaEnd));
+  d.suffix = text.substr(mantissaEnd);
   if (!d.suffix.empty()) {
     std::optional<DType> t = dtypeFromName(d.suffix);
     size_t b = mantissaEnd, e = text.size();
     if (!t) {
-      setError(d, "E0005", b, e, "unknown suffix `" + d.suffix + "` on a number literal",
+      setError(d, "E0005", b, e,
+               "unknown suffix `" + std::string(d.suffix) + "` on a number literal",
                "the dtype suffixes are " + numberSuffixList() + ", as in `1.5f64` or `3u64`");
     } else if (*t == DType::Bool) {
       setError(d, "E0005", b, e, "`bool` is not a number literal suffix",
@@ -138,12 +139,13 @@ NumberDecode decodeNumber(std::string_view text) {
     } else if (isFloat(*t)) {
       if (hex)
         setError(d, "E0008", b, e, "hexadecimal literal cannot have a float suffix",
-                 "hexadecimal literals are integers; convert with `" + d.suffix + "(0x10)`");
+                 "hexadecimal literals are integers; convert with `" + std::string(d.suffix) +
+                     "(0x10)`");
       d.isFloat = true;
     } else if (d.isFloat) {
-      setError(d, "E0008", b, e,
-               "float literal cannot have the integer suffix `" + d.suffix + "`",
-               "use a float suffix (`f32`, `f64`), or convert: `" + d.suffix + "(2.5)`");
+      std::string name(d.suffix);
+      setError(d, "E0008", b, e, "float literal cannot have the integer suffix `" + name + "`",
+               "use a float suffix (`f32`, `f64`), or convert: `" + name + "(2.5)`");
     }
   }
   if (d.isFloat && d.errorCode.empty()) decodeFloat(text.substr(0, mantissaEnd), d);
@@ -158,25 +160,27 @@ NumberDecode decodeNumber(std::string_view text) {
 RangeError checkNumberRange(const Token& t, bool negated) {
   RangeError r;
   if (t.malformed) return r;
-  std::optional<DType> suffix = t.text.empty() ? std::nullopt : dtypeFromName(t.text);
+  std::string_view written = t.suffix();
+  std::optional<DType> suffix = written.empty() ? std::nullopt : dtypeFromName(written);
   DType type = suffix ? *suffix : (t.isFloat ? DType::F64 : DType::I64);
-  std::string name = dtypeName(type);
-  std::string unsuffixed =
-      suffix ? "" : "; a literal without a suffix must fit in " + name + " (add a suffix)";
+  // The error text is built only for a literal that is out of range.
+  auto fail = [&](const char* code, const char* kind, std::string help) {
+    r.code = code;
+    r.message = std::string(kind) + " literal out of range for " + dtypeName(type);
+    r.help = std::move(help);
+    if (!suffix)
+      r.help += std::string("; a literal without a suffix must fit in ") + dtypeName(type) +
+                " (add a suffix)";
+  };
   auto intRange = [&](uint64_t maxPositive, const char* range) {
     uint64_t limit = maxPositive + (negated && isSignedInt(type) ? 1 : 0);
-    if (t.overflow || t.intValue > limit) {
-      r.code = "E0006";
-      r.message = "integer literal out of range for " + name;
-      r.help = name + " holds integers from " + range + unsuffixed;
-    }
+    if (t.overflow || t.intValue > limit)
+      fail("E0006", "integer", std::string(dtypeName(type)) + " holds integers from " + range);
   };
   auto floatRange = [&](double overflowAt, const char* largest) {
-    if (t.overflow || !(t.floatValue < overflowAt)) {
-      r.code = "E0007";
-      r.message = "float literal out of range for " + name;
-      r.help = std::string("the largest finite ") + name + " is about " + largest + unsuffixed;
-    }
+    if (t.overflow || !(t.floatValue < overflowAt))
+      fail("E0007", "float",
+           std::string("the largest finite ") + dtypeName(type) + " is about " + largest);
   };
   switch (type) {
     case DType::Bool: break;  // rejected by decodeNumber
@@ -238,6 +242,37 @@ std::string printableChar(const unsigned char* b, const unsigned char* e) {
   if (e - b == 1 && (*b < 0x20 || *b == 0x7f)) return codePointHex(*b);
   if (e - b == 1 && *b >= 0x80) return hexByte(*b);
   return std::string(reinterpret_cast<const char*>(b), e - b);
+}
+
+int decodeEscape(char c) {
+  switch (c) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    case '\\': return '\\';
+    case '"': return '"';
+    default: return -1;
+  }
+}
+
+std::string stringValue(const Token& t) {
+  std::string_view text = t.span.text();
+  if (!text.empty() && text.front() == '"') text.remove_prefix(1);
+  if (!text.empty() && text.back() == '"') text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      int e = decodeEscape(text[i + 1]);
+      if (e >= 0) {
+        out += char(e);
+        ++i;
+      }
+      continue;  // an unknown escape (reported by the lexer) stands for the character after it
+    }
+    out += text[i];
+  }
+  return out;
 }
 
 std::string quoteString(std::string_view value) {

@@ -17,7 +17,7 @@ struct NumberDecode {
   bool overflow = false;  // integer digits beyond u64, or a float beyond f64's range
   uint64_t intValue = 0;
   double floatValue = 0;
-  std::string suffix;
+  std::string_view suffix;  // points into the decoded text
   std::string errorCode, errorMessage, errorHelp;
   uint32_t errorBegin = 0, errorEnd = 0;
 };
@@ -50,6 +50,9 @@ std::string codePointHex(int cp);
 std::string codePointName(unsigned char c);
 /// The character in [b, e) as it may appear in a message (control characters as U+XXXX).
 std::string printableChar(const unsigned char* b, const unsigned char* e);
+
+/// The character the escape `\c` stands for (`n t r \\ "`), or -1 when there is no such escape.
+int decodeEscape(char c);
 
 /// A string value written as a scn string literal, quotes included: "a\n\"b\"".
 std::string quoteString(std::string_view value);

@@ -254,7 +254,7 @@ IndexItem Parser::parseIndexItem() {
 // field := '.' NUMBER | '.' IDENT
 // `t.0.1` lexes as `t` `.` `0.1` (a float); the numeral is split back into two fields.
 ExprPtr Parser::parseField(ExprPtr base) {
-  Token dot = take();
+  take();  // the `.`
   if (at(TokenKind::Ident)) {
     Token name = take();
     auto node = std::make_unique<AttrExpr>(from(base->span));
@@ -295,7 +295,7 @@ ExprPtr Parser::parsePrimary() {
     case TokenKind::String: {
       Token s = take();
       auto node = std::make_unique<StringExpr>(s.span);
-      node->value = std::move(s.text);
+      node->value = stringValue(s);
       return node;
     }
     case TokenKind::KwTrue: case TokenKind::KwFalse: {
@@ -340,7 +340,7 @@ ExprPtr Parser::parseNumber() {
   node->isFloat = t.isFloat;
   node->intValue = t.intValue;
   node->floatValue = t.isFloat ? t.floatValue : double(t.intValue);
-  node->suffix = std::move(t.text);
+  node->suffix = std::string(t.suffix());
   return node;
 }
 

@@ -58,17 +58,21 @@ Parser::Parser(std::shared_ptr<SourceFile> file, DiagnosticSink& sink)
 // ---- tokens ----
 
 const Token& Parser::peek(size_t n) {
-  while (ahead_.size() <= n) {
-    ahead_.push_back(lexer_.next());
-    if (!stopped_ && tooManyErrors()) fail("", ahead_.back().span, "");
+  SCN_ASSERT(n < kLookahead, "parser lookahead too far");
+  while (aheadCount_ <= n) {
+    Token& slot = ahead_[(aheadStart_ + aheadCount_) % kLookahead];
+    slot = lexer_.next();
+    ++aheadCount_;
+    if (!stopped_ && tooManyErrors()) fail("", slot.span, "");
   }
-  return ahead_[n];
+  return ahead_[(aheadStart_ + n) % kLookahead];
 }
 
 Token Parser::take() {
   peek();
-  Token t = std::move(ahead_.front());
-  ahead_.pop_front();
+  Token t = std::move(ahead_[aheadStart_]);
+  aheadStart_ = (aheadStart_ + 1) % kLookahead;
+  --aheadCount_;
   ++consumed_;
   if (t.kind != TokenKind::End) prevEnd_ = t.span.end;
   if (isOpener(t.kind)) ++brackets_;
@@ -354,7 +358,7 @@ StmtPtr Parser::parseImport(bool topLevel) {
     expected("a file name in quotes after `import`", "write `import \"file.scn\"`");
   Token path = take();
   auto s = std::make_unique<ImportStmt>(from(kw.span));
-  s->path = path.text;
+  s->path = stringValue(path);
   if (!topLevel) {
     report("E0022", s->span, "`import` is only allowed at the top level of a file",
            "move the import to the top of the file");

@@ -1,7 +1,6 @@
 // The recursive-descent parser's state, shared by parser.cpp (statements) and parse_expr.cpp.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,7 +105,11 @@ class Parser {
   std::shared_ptr<SourceFile> file_;
   DiagnosticSink& sink_;
   Lexer lexer_;
-  std::deque<Token> ahead_;
+  // Lookahead: a ring of up to kLookahead tokens (a fixed array is much cheaper than a deque in
+  // unoptimized builds, and the parser looks at most two tokens ahead).
+  static constexpr size_t kLookahead = 4;
+  Token ahead_[kLookahead];
+  size_t aheadStart_ = 0, aheadCount_ = 0;
   uint64_t consumed_ = 0;      // tokens taken so far (progress check in recovery)
   uint32_t prevEnd_ = 0;       // end offset of the last token taken
   int brackets_ = 0;           // ( [ { taken minus ) ] } taken

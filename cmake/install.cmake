@@ -1,0 +1,77 @@
+# Installation: the shared library embedding hosts link (libscn.so, target scn_shared), the
+# public headers, the `scn` executable, a CMake package (find_package(scn) -> scn::scn) and scn.pc.
+# Included at the end of the top-level CMakeLists.txt, after every target is defined.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+get_filename_component(SCN_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+
+# ---- libscn.so: the static libraries folded into one shared library ----
+# Only the API (include/scn/scn.hpp, scn.h) is exported: the sources are compiled with hidden
+# visibility and --exclude-libs hides every symbol of the static libraries, so a host that links
+# its own LLVM or its own copy of a helper library meets no clashes. LLVM stays the shared
+# libLLVM, found through the library's RUNPATH.
+set(SCN_STATIC_LIBS scn_core scn_transform scn_kernel scn_frontend scn_cpu scn_lang)
+if(TARGET scn_cuda)
+  list(APPEND SCN_STATIC_LIBS scn_cuda)
+endif()
+set_target_properties(${SCN_STATIC_LIBS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+add_library(scn_shared SHARED ${SCN_ROOT}/lang/api.cpp ${SCN_ROOT}/lang/api_c.cpp)
+add_library(scn::scn ALIAS scn_shared)
+target_link_libraries(scn_shared PRIVATE scn_lang)
+target_include_directories(scn_shared PUBLIC
+  $<BUILD_INTERFACE:${SCN_ROOT}/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_definitions(scn_shared PRIVATE SCN_VERSION="${PROJECT_VERSION}")
+target_link_options(scn_shared PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+set_target_properties(scn_shared PROPERTIES
+  OUTPUT_NAME scn
+  EXPORT_NAME scn
+  VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON
+  INSTALL_RPATH_USE_LINK_PATH ON)
+
+# The embedding tests install the package and build the example hosts against it.
+foreach(t api_c_test api_cpp_test api_install_test)
+  if(TARGET ${t})
+    add_dependencies(${t} scn_shared)
+    target_compile_definitions(${t} PRIVATE
+      SCN_BUILD_DIR="${CMAKE_BINARY_DIR}"
+      SCN_CMAKE_COMMAND="${CMAKE_COMMAND}"
+      SCN_CMAKE_GENERATOR="${CMAKE_GENERATOR}"
+      SCN_C_COMPILER="${CMAKE_C_COMPILER}"
+      SCN_CXX_COMPILER="${CMAKE_CXX_COMPILER}")
+  endif()
+endforeach()
+
+# ---- what `cmake --install` puts where ----
+set(SCN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/scn)
+install(TARGETS scn_shared EXPORT scnTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS scn RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set_target_properties(scn PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+install(FILES ${SCN_ROOT}/include/scn/scn.h ${SCN_ROOT}/include/scn/scn.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scn)
+
+# CMake package: find_package(scn) gives the imported target scn::scn.
+install(EXPORT scnTargets NAMESPACE scn:: DESTINATION ${SCN_CMAKE_DIR})
+configure_package_config_file(${SCN_ROOT}/cmake/scnConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/generated/scnConfig.cmake
+  INSTALL_DESTINATION ${SCN_CMAKE_DIR})
+# 0.x: only the same minor version is compatible.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/generated/scnConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/generated/scnConfig.cmake
+              ${CMAKE_BINARY_DIR}/generated/scnConfigVersion.cmake
+  DESTINATION ${SCN_CMAKE_DIR})
+
+# pkg-config: relocatable (paths relative to the .pc file), so `cmake --install --prefix` works.
+file(RELATIVE_PATH SCN_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+configure_file(${SCN_ROOT}/cmake/scn.pc.in ${CMAKE_BINARY_DIR}/generated/scn.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/generated/scn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,144 @@
+/* The C embedding API of scn: contexts, loading programs, calling functions on host arrays.
+ *
+ * Every function returns an scn_status (a few accessors return a value instead) and never lets
+ * a C++ exception out. Diagnostics reach the host through the callback in scn_options as
+ * scn_diagnostic records; the library never prints. There is no global state: a process may
+ * hold several contexts, each used by one thread at a time. See docs/embedding.md. */
+#ifndef SCN_SCN_H
+#define SCN_SCN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef SCN_C_API
+#if defined(__GNUC__)
+#define SCN_C_API __attribute__((visibility("default")))
+#else
+#define SCN_C_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a call returned. The values are those of scn::StatusCode. */
+typedef enum scn_status {
+  SCN_OK = 0,
+  SCN_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad dtype or shape, a wrong argument count */
+  SCN_ERROR_NOT_FOUND = 2,        /* no function of that name is defined */
+  SCN_ERROR_PROGRAM = 3,          /* a diagnostic from the program (syntax, types, shapes, ...) */
+  SCN_ERROR_OUT_OF_MEMORY = 4,
+  SCN_ERROR_INTERNAL = 5          /* a bug in scn */
+} scn_status;
+
+/** Element types, in the language's order. */
+typedef enum scn_dtype {
+  SCN_BOOL = 0, /* one byte, 0 or 1 */
+  SCN_I32 = 1,
+  SCN_I64 = 2,
+  SCN_U32 = 3,
+  SCN_U64 = 4,
+  SCN_F32 = 5,
+  SCN_F64 = 6
+} scn_dtype;
+
+typedef enum scn_severity { SCN_SEVERITY_ERROR = 0, SCN_SEVERITY_WARNING = 1, SCN_SEVERITY_NOTE = 2 } scn_severity;
+
+/** A secondary location of a diagnostic. Strings are never NULL (empty when absent). */
+typedef struct scn_diagnostic_note {
+  const char* message;
+  const char* file;
+  int line;   /* 1-based; 0 when the note has no location */
+  int column; /* 1-based, in bytes */
+} scn_diagnostic_note;
+
+/** One diagnostic. Valid only during the callback; copy what you keep. Strings are never NULL. */
+typedef struct scn_diagnostic {
+  scn_severity severity;
+  const char* code;    /* "E0101"; the error index is docs/errors.md */
+  const char* message; /* lower-case, no final period */
+  const char* file;    /* the name given to scn_load_source or the path; may be empty */
+  int line;            /* 1-based; 0 when there is no location */
+  int column;          /* 1-based, in bytes */
+  const scn_diagnostic_note* notes;
+  size_t num_notes;
+  const char* help;     /* how to fix it; may be empty */
+  const char* rendered; /* the full text as the CLI prints it (source line, caret, notes) */
+} scn_diagnostic;
+
+typedef void (*scn_diagnostic_fn)(const scn_diagnostic* diagnostic, void* user);
+/** Receives the text of print() calls (not NUL-terminated: use len). */
+typedef void (*scn_print_fn)(const char* text, size_t len, void* user);
+
+/** Context options. Fill with scn_options_init, then set what you need. */
+typedef struct scn_options {
+  const char* backend; /* "auto" (NULL means auto), "cpu", "interp" or "cuda" */
+  int opt_level;       /* 0..3, default 2 */
+  scn_diagnostic_fn on_diagnostic; /* may be NULL */
+  void* diagnostic_user;
+  scn_print_fn on_print; /* may be NULL: print() output is dropped */
+  void* print_user;
+} scn_options;
+
+/** An array. As an input the host fills dtype, rank, shape and data (strides may be NULL:
+ *  contiguous row-major, which is passed without a copy when aligned to the element size); the
+ *  memory must stay valid during the call only. As an output the library fills every field and
+ *  owns the memory until scn_array_free. */
+typedef struct scn_array {
+  scn_dtype dtype;
+  size_t rank;            /* 0 for a scalar */
+  const int64_t* shape;   /* rank extents */
+  const int64_t* strides; /* byte strides, or NULL for contiguous row-major (always NULL on outputs) */
+  const void* data;
+  void* owner; /* set by the library on outputs; ignored on inputs (an output may be passed back) */
+} scn_array;
+
+typedef struct scn_context scn_context;
+typedef struct scn_function scn_function;
+
+/** Sets the defaults: backend "auto", opt_level 2, no callbacks. */
+SCN_C_API scn_status scn_options_init(scn_options* options);
+
+/** Creates a context; options may be NULL (the defaults). On failure *out is NULL and the
+ *  diagnostic went to the callback. */
+SCN_C_API scn_status scn_context_new(const scn_options* options, scn_context** out);
+/** Frees a context (NULL is fine). Functions obtained from it stay usable until freed. */
+SCN_C_API scn_status scn_context_free(scn_context* ctx);
+
+/** Parses and runs NUL-terminated program text; name is what diagnostics show (NULL: "<source>"). */
+SCN_C_API scn_status scn_load_source(scn_context* ctx, const char* source, const char* name);
+/** Loads and runs a program file. */
+SCN_C_API scn_status scn_load_file(scn_context* ctx, const char* path);
+
+/** Looks up a function (a `fn` of a loaded program, or a builtin). Free it with
+ *  scn_function_free. */
+SCN_C_API scn_status scn_function_get(scn_context* ctx, const char* name, scn_function** out);
+SCN_C_API scn_status scn_function_free(scn_function* fn);
+/** Number of parameters, or -1 when not fixed (builtins, vmapped functions). */
+SCN_C_API scn_status scn_function_arity(const scn_function* fn, int* out);
+
+/** Calls fn on n input arrays. On success *outputs is a new array of *nout results (NULL when
+ *  there are none), to be released with scn_array_free(*outputs, *nout). */
+SCN_C_API scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n,
+                              scn_array** outputs, size_t* nout);
+/** Frees n output arrays returned by scn_call (NULL is fine). */
+SCN_C_API scn_status scn_array_free(scn_array* arrays, size_t n);
+
+/** The one-line header of the last failed call's first error on ctx ("" after a success, and
+ *  for a NULL ctx). Valid until the next call on ctx. */
+SCN_C_API const char* scn_last_error(const scn_context* ctx);
+/** "ok", "invalid argument", ... */
+SCN_C_API const char* scn_status_string(scn_status status);
+/** "bool", "i32", ...; "?" for a bad value. */
+SCN_C_API const char* scn_dtype_name(scn_dtype dtype);
+/** Bytes per element; 0 for a bad value. */
+SCN_C_API size_t scn_dtype_size(scn_dtype dtype);
+/** The library version, "0.1.0". */
+SCN_C_API const char* scn_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCN_SCN_H */

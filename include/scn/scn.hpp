@@ -1,0 +1,267 @@
+// The C++ embedding API of scn: contexts, loading programs, calling functions on host arrays.
+//
+// A small, stable surface over the engine (pimpl: no internal header is included). Everything a
+// program needs lives in a `scn::Context`; a process may hold several, each used by one thread at
+// a time. Errors are returned as `scn::Status` / `scn::Result`, and every diagnostic (code,
+// message, file, line, column, notes, help) is handed to the host's callback as a record: the
+// library never prints. See docs/embedding.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifndef SCN_API
+#if defined(__GNUC__)
+#define SCN_API __attribute__((visibility("default")))
+#else
+#define SCN_API
+#endif
+#endif
+
+namespace scn {
+
+/// Element types of arrays crossing the API (the same set, in the same order, as the language).
+enum class DataType : uint8_t { Bool, I32, I64, U32, U64, F32, F64 };
+
+/// "bool", "i32", ... as written in scn source; "?" for a value outside the enum.
+SCN_API const char* dataTypeName(DataType t);
+/// Bytes per element (bool is one byte); 0 for a value outside the enum.
+SCN_API size_t dataTypeSize(DataType t);
+
+/// The DataType of a C++ element type: bool, int32_t, int64_t, uint32_t, uint64_t, float, double.
+template <typename T>
+constexpr DataType dataTypeOf() {
+  if constexpr (std::is_same_v<T, bool>) return DataType::Bool;
+  else if constexpr (std::is_same_v<T, int32_t>) return DataType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>) return DataType::I64;
+  else if constexpr (std::is_same_v<T, uint32_t>) return DataType::U32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return DataType::U64;
+  else if constexpr (std::is_same_v<T, float>) return DataType::F32;
+  else {
+    static_assert(std::is_same_v<T, double>, "scn arrays hold bool, (u)int32/64, float or double");
+    return DataType::F64;
+  }
+}
+
+/// What went wrong, in categories a host can act on. The C API's scn_status has the same values.
+enum class StatusCode : int {
+  Ok = 0,
+  InvalidArgument = 1,  // a null pointer, a bad dtype or shape, the wrong number of arguments
+  NotFound = 2,         // no function of that name is defined
+  ProgramError = 3,     // a diagnostic from the program: syntax, types, shapes, a failed assert
+  OutOfMemory = 4,
+  Internal = 5,         // a bug in scn (the diagnostic says so)
+};
+
+/// The outcome of an API call: ok, or a code with the one-line header of the first error
+/// ("file:line:col: error[CODE]: message"). Converts to true when ok.
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  bool ok() const { return code_ == StatusCode::Ok; }
+  explicit operator bool() const { return ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::Ok;
+  std::string message_;
+};
+
+/// A value or the Status saying why there is none. Converts to true when it holds a value.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}
+  Result(Status status) : status_(std::move(status)) {}
+  bool ok() const { return value_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Status& status() const { return status_; }
+  /// The value; throws std::bad_optional_access when there is none.
+  T& value() & { return value_.value(); }
+  const T& value() const& { return value_.value(); }
+  T&& value() && { return std::move(value_.value()); }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+enum class DiagnosticSeverity { Error, Warning, Note };
+
+/// A secondary location of a diagnostic ("the traced value comes from here").
+struct DiagnosticNote {
+  std::string message;
+  std::string file;  // empty when the note has no location
+  int line = 0;      // 1-based; 0 when there is no location
+  int column = 0;    // 1-based, in bytes
+};
+
+/// One diagnostic, as the host receives it. Codes are listed in docs/errors.md.
+struct DiagnosticRecord {
+  DiagnosticSeverity severity = DiagnosticSeverity::Error;
+  std::string code;     // "E0101"
+  std::string message;  // lower-case, no final period
+  std::string file;     // the name given to load() or the path given to loadFile(); may be empty
+  int line = 0;         // 1-based; 0 when the diagnostic has no location
+  int column = 0;       // 1-based, in bytes
+  std::vector<DiagnosticNote> notes;
+  std::string help;      // how to fix it; may be empty
+  std::string rendered;  // the whole text as the CLI prints it: header, source line, caret, notes
+};
+
+/// How a context is set up.
+struct ContextOptions {
+  /// "auto", "cpu" (the LLVM JIT), "interp" (the reference interpreter) or "cuda".
+  std::string backend = "auto";
+  /// Optimisation level of generated code, 0 to 3.
+  int optLevel = 2;
+  /// Receives every diagnostic as a record. Without it diagnostics are only summarised in the
+  /// returned Status and in Context::lastError().
+  std::function<void(const DiagnosticRecord&)> onDiagnostic;
+  /// Receives the text of the program's print() calls; without it the text is dropped.
+  std::function<void(std::string_view)> onPrint;
+};
+
+/// A host array handed to a call, by reference: nothing is copied when the data is contiguous
+/// row-major and aligned to its element size. The memory must stay valid and unchanged for the
+/// duration of the call only.
+struct ArrayView {
+  DataType dtype = DataType::F32;
+  std::vector<int64_t> shape;  // empty for a scalar (a 0-d array)
+  const void* data = nullptr;
+  /// Byte strides, one per dimension; empty means contiguous row-major. Other layouts are
+  /// copied into a contiguous array before the call.
+  std::vector<int64_t> strides;
+
+  ArrayView() = default;
+  ArrayView(DataType dtype_, std::vector<int64_t> shape_, const void* data_,
+            std::vector<int64_t> strides_ = {})
+      : dtype(dtype_), shape(std::move(shape_)), data(data_), strides(std::move(strides_)) {}
+  /// A view of contiguous row-major `data` whose dtype is deduced from T.
+  template <typename T>
+  static ArrayView of(const T* data, std::vector<int64_t> shape) {
+    return ArrayView(dataTypeOf<T>(), std::move(shape), data);
+  }
+};
+
+/// A result array. It owns its data (shared between copies of the HostArray, read-only), so it
+/// outlives the call, the Function and the Context that produced it.
+class HostArray {
+ public:
+  HostArray() = default;
+  /// Wraps `data` (contiguous row-major), kept alive by the shared pointer.
+  HostArray(DataType dtype, std::vector<int64_t> shape, std::shared_ptr<const void> data)
+      : dtype_(dtype), shape_(std::move(shape)), data_(std::move(data)) {}
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  /// Number of elements (1 for a scalar).
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t d : shape_) n *= d;
+    return n;
+  }
+  size_t bytes() const { return static_cast<size_t>(size()) * dataTypeSize(dtype_); }
+  const void* data() const { return data_.get(); }
+  /// The elements as T; T must match dtype() (checked only by the caller).
+  template <typename T>
+  const T* dataAs() const {
+    return static_cast<const T*>(data_.get());
+  }
+  /// A view for passing this result to another call, without copying.
+  ArrayView view() const { return ArrayView(dtype_, shape_, data_.get()); }
+
+ private:
+  DataType dtype_ = DataType::F32;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<const void> data_;
+};
+
+class Context;
+namespace detail {
+struct Access;  // the C API's way in (lang/api.cpp); not for hosts
+}
+
+/// A handle on a function a loaded program defined (or a builtin). Cheap to copy. It keeps its
+/// context's state alive and follows the context's threading rule.
+class SCN_API Function {
+ public:
+  Function();
+  ~Function();
+  Function(const Function&);
+  Function& operator=(const Function&);
+  Function(Function&&) noexcept;
+  Function& operator=(Function&&) noexcept;
+
+  const std::string& name() const;
+  /// Number of parameters, or -1 when it is not fixed (a builtin or a vmapped function).
+  int arity() const;
+  /// Calls the function: traced and compiled for the inputs' dtypes and shapes on the first call
+  /// with that signature, then reused. The results are the leaves of the returned value (an
+  /// array; a tuple, flattened in order; None gives no results).
+  Result<std::vector<HostArray>> call(const std::vector<ArrayView>& inputs) const;
+  /// As above, for `n` views at `inputs` (a null pointer with n > 0 is an InvalidArgument).
+  Result<std::vector<HostArray>> call(const ArrayView* inputs, size_t n) const;
+
+  struct Impl;
+
+ private:
+  friend class Context;
+  friend struct detail::Access;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// An scn engine: globals, compiled-code cache, backend and diagnostics. Movable, not copyable.
+/// No state is shared between contexts; use each from one thread at a time.
+class SCN_API Context {
+ public:
+  /// Creates a context. Fails (with a diagnostic) on an unknown or unusable backend.
+  static Result<Context> create(ContextOptions options = {});
+  ~Context();
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  /// Parses and runs a program: its `fn` definitions and globals stay defined, top-level code
+  /// runs now. `name` is the file name diagnostics show.
+  Status load(std::string_view source, std::string_view name = "<source>");
+  /// As load(), for a file on disk; `import` inside it resolves relative to it.
+  Status loadFile(const std::string& path);
+  /// Looks up a function by name: a `fn` the loaded programs defined, or a builtin.
+  Result<Function> function(std::string_view name);
+  /// function(name), then call(inputs).
+  Result<std::vector<HostArray>> call(std::string_view name, const std::vector<ArrayView>& inputs);
+
+  /// The backend in use: "cpu", "interp" or "cuda".
+  std::string backend() const;
+  /// The one-line header of the last failed call's first error; empty after a success.
+  const std::string& lastError() const;
+
+  struct Impl;
+
+ private:
+  friend struct detail::Access;
+  explicit Context(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The library's version, "0.1.0".
+SCN_API const char* version();
+
+}  // namespace scn

@@ -1,0 +1,316 @@
+// The CUDA backend: compile = lower + print + NVRTC + module load; run = copy in, steps on one
+// stream, copy out. Device memory comes from a caching pool; GEMMs go to cuBLAS.
+#include "jit/cuda/cuda_backend.hpp"
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "jit/cuda/cuda_source.hpp"
+#include "jit/cuda/device_pool.hpp"
+#include "jit/cuda/driver.hpp"
+#include "jit/cuda/nvrtc.hpp"
+#include "jit/cuda/steps.hpp"
+#include "jit/kernel/kernel_ir.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn::cuda {
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void* asPtr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
+CUdeviceptr asDev(const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+
+/// The device, its primary context, the stream all work goes to, the memory pool, the PTX cache
+/// and the cuBLAS handle. Shared by the backend and every executable it made.
+class CudaContext {
+ public:
+  CudaContext(const Driver& d, DeviceInfo dev, const CudaOptions& opts)
+      : d(d), dev(std::move(dev)), pool(d),
+        cache(opts.cacheDir == "-" ? "" : opts.cacheDir.empty() ? PtxCache::defaultDir() : opts.cacheDir) {
+    arch = opts.arch.empty() ? archForDevice(this->dev.ccMajor, this->dev.ccMinor) : opts.arch;
+    const char* tf = std::getenv("SCN_CUDA_TF32");
+    tf32 = opts.tf32 || (tf && std::string(tf) == "1");
+    d.check(d.primaryCtxRetain(&ctx, this->dev.device), "cuDevicePrimaryCtxRetain");
+    makeCurrent();
+    d.check(d.streamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  }
+
+  ~CudaContext() {
+    d.ctxSetCurrent(ctx);
+    d.streamSynchronize(stream);
+    pool.trim();
+    if (cublasHandle && cublas) cublas->destroy(cublasHandle);
+    d.streamDestroy(stream);
+    d.primaryCtxRelease(dev.device);
+  }
+
+  void makeCurrent() { d.check(d.ctxSetCurrent(ctx), "cuCtxSetCurrent"); }
+
+  /// The cuBLAS handle, created on first use (a UserError when cuBLAS cannot be loaded).
+  void* blas() {
+    if (cublasHandle) return cublasHandle;
+    std::string why;
+    cublas = loadCublas(&why);
+    if (!cublas)
+      fail("E0425", Span{}, "this program has a matrix product and " + why,
+           "install the CUDA toolkit's cuBLAS or run with --backend=cpu");
+    int st = cublas->create(&cublasHandle);
+    if (st != 0) fail("E0425", Span{}, "cublasCreate failed with status " + std::to_string(st));
+    cublas->setStream(cublasHandle, stream);
+    cublas->setMathMode(cublasHandle, tf32 ? kCublasTf32Math : kCublasDefaultMath);
+    return cublasHandle;
+  }
+
+  const Driver& d;
+  DeviceInfo dev;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  DevicePool pool;
+  PtxCache cache;
+  std::string arch;
+  bool tf32 = false;
+  const Cublas* cublas = nullptr;
+  void* cublasHandle = nullptr;
+};
+
+/// Steps on the GPU: launches, cuBLAS GEMMs and copies on the context's stream.
+class DeviceStepTarget : public StepTarget {
+ public:
+  DeviceStepTarget(CudaContext& c, const std::vector<CUfunction>& fns) : c_(c), fns_(fns) {}
+
+  void launch(int k, const KernelSig& sig, void** args) override {
+    c_.d.check(c_.d.launchKernel(fns_.at(k), gridFor(sig.points), 1, 1, blockFor(sig.points), 1, 1,
+                                 0, c_.stream, args, nullptr),
+               "cuLaunchKernel");
+  }
+
+  void gemm(const kir::Gemm& g, const void* a, const void* b, void* c) override {
+    for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch})
+      if (v > INT_MAX)
+        fail("E0425", Span{}, "a matrix product of " + std::to_string(g.m) + "x" + std::to_string(g.k) +
+                                  " by " + std::to_string(g.k) + "x" + std::to_string(g.n) +
+                                  " is too large for cuBLAS's 32-bit sizes");
+    void* h = c_.blas();
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+    int ta = g.transB ? kCublasOpT : kCublasOpN, tb = g.transA ? kCublasOpT : kCublasOpN;
+    int st;
+    if (g.dtype == DType::F32) {
+      float one = 1, zero = 0;
+      st = c_.cublas->sgemmStridedBatched(
+          h, ta, tb, int(g.n), int(g.m), int(g.k), &one, static_cast<const float*>(b), int(g.ldb),
+          g.strideB, static_cast<const float*>(a), int(g.lda), g.strideA, &zero,
+          static_cast<float*>(c), int(g.ldc), g.strideC, int(g.batch));
+    } else if (g.dtype == DType::F64) {
+      double one = 1, zero = 0;
+      st = c_.cublas->dgemmStridedBatched(
+          h, ta, tb, int(g.n), int(g.m), int(g.k), &one, static_cast<const double*>(b), int(g.ldb),
+          g.strideB, static_cast<const double*>(a), int(g.lda), g.strideA, &zero,
+          static_cast<double*>(c), int(g.ldc), g.strideC, int(g.batch));
+    } else {
+      internalError(std::string("GEMM step of dtype ") + dtypeName(g.dtype));
+    }
+    if (st != 0) fail("E0425", Span{}, "a cuBLAS GEMM failed with status " + std::to_string(st));
+  }
+
+  void copy(void* dst, const void* src, size_t bytes) override {
+    c_.d.check(c_.d.memcpyDtoDAsync(asDev(dst), asDev(src), bytes, c_.stream), "cuMemcpyDtoDAsync");
+  }
+
+  void read(void* host, const void* src, size_t bytes) override {
+    c_.d.check(c_.d.memcpyDtoHAsync(host, asDev(src), bytes, c_.stream), "cuMemcpyDtoHAsync");
+    c_.d.check(c_.d.streamSynchronize(c_.stream), "cuStreamSynchronize");
+  }
+
+ private:
+  CudaContext& c_;
+  const std::vector<CUfunction>& fns_;
+};
+
+/// Blocks taken from the pool for one run, given back however the run ends.
+struct RunBlocks {
+  CudaContext& c;
+  std::vector<std::pair<CUdeviceptr, size_t>> blocks;
+  size_t bytes = 0;
+  CUdeviceptr take(size_t n) {
+    CUdeviceptr p = c.pool.alloc(n);
+    blocks.emplace_back(p, n);
+    bytes += n;
+    return p;
+  }
+  ~RunBlocks() {
+    for (auto& [p, n] : blocks) c.pool.release(p, n);
+  }
+};
+
+class CudaExecutable : public Executable {
+ public:
+  CudaExecutable(std::shared_ptr<CudaContext> c, kir::Program p, CudaSource src,
+                 std::vector<Type> resultTypes, const std::string& ptx)
+      : c_(std::move(c)), p_(std::move(p)), src_(std::move(src)), resultTypes_(std::move(resultTypes)) {
+    const Driver& d = c_->d;
+    c_->makeCurrent();
+    char log[8192] = {0};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof log - 1))};
+    CUresult r = d.moduleLoadDataEx(&module_, ptx.c_str(), 2, opts, vals);
+    if (r != CUDA_SUCCESS)
+      internalError("the CUDA driver rejected scn's PTX for " + c_->arch + " (" + d.errorText(r) +
+                    "); this is a bug. Log:\n" + log);
+    for (const KernelSig& s : src_.kernels) {
+      CUfunction fn = nullptr;
+      d.check(d.moduleGetFunction(&fn, module_, s.name.c_str()), "cuModuleGetFunction");
+      fns_.push_back(fn);
+    }
+    // Constants live on the device for the executable's lifetime.
+    consts_.assign(p_.buffers.size(), 0);
+    for (size_t i = 0; i < p_.buffers.size(); ++i) {
+      const kir::BufferInfo& b = p_.buffers[i];
+      if (b.kind != kir::BufferKind::Const || b.bytes() == 0) continue;
+      consts_[i] = c_->pool.alloc(b.bytes());
+      d.check(d.memcpyHtoDAsync(consts_[i], p_.consts.at(b.index).raw(), b.bytes(), c_->stream),
+              "cuMemcpyHtoDAsync");
+    }
+    if (kir::countSteps(p_.steps, kir::StepKind::Gemm) > 0) c_->blas();
+  }
+
+  ~CudaExecutable() override {
+    c_->d.ctxSetCurrent(c_->ctx);
+    c_->d.streamSynchronize(c_->stream);
+    for (size_t i = 0; i < consts_.size(); ++i)
+      if (consts_[i]) c_->pool.release(consts_[i], p_.buffers[i].bytes());
+    if (module_) c_->d.moduleUnload(module_);
+  }
+
+  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+    auto t0 = std::chrono::steady_clock::now();
+    const Driver& d = c_->d;
+    c_->makeCurrent();
+    RunBlocks blocks{*c_, {}};
+    std::vector<void*> slots(p_.buffers.size(), nullptr);
+    for (size_t i = 0; i < p_.buffers.size(); ++i) {
+      const kir::BufferInfo& b = p_.buffers[i];
+      switch (b.kind) {
+        case kir::BufferKind::Param: {
+          const Array& a = args.at(b.index);
+          SCN_ASSERT(a.bytes() == b.bytes(), "argument size does not match its buffer");
+          CUdeviceptr p = blocks.take(b.bytes());
+          if (b.bytes())
+            d.check(d.memcpyHtoDAsync(p, a.raw(), b.bytes(), c_->stream), "cuMemcpyHtoDAsync");
+          slots[i] = asPtr(p);
+          break;
+        }
+        case kir::BufferKind::Const: slots[i] = asPtr(consts_[i]); break;
+        case kir::BufferKind::Temp: slots[i] = asPtr(blocks.take(b.bytes())); break;
+      }
+    }
+    DeviceStepTarget target(*c_, fns_);
+    runSteps(p_, src_.kernels, slots, target, stats);
+    std::vector<Array> out;
+    for (size_t j = 0; j < p_.results.size(); ++j) {
+      Array a(resultTypes_[j].dtype, resultTypes_[j].shape);
+      if (a.bytes())
+        d.check(d.memcpyDtoHAsync(a.raw(), asDev(slots.at(p_.results[j])), a.bytes(), c_->stream),
+                "cuMemcpyDtoHAsync");
+      out.push_back(std::move(a));
+    }
+    d.check(d.streamSynchronize(c_->stream), "cuStreamSynchronize");
+    if (stats) {
+      stats->peakBytes = std::max(stats->peakBytes, blocks.bytes);
+      stats->runMs = msSince(t0);
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<CudaContext> c_;
+  kir::Program p_;
+  CudaSource src_;
+  std::vector<Type> resultTypes_;
+  CUmodule module_ = nullptr;
+  std::vector<CUfunction> fns_;
+  std::vector<CUdeviceptr> consts_;
+};
+
+class CudaBackend : public Backend {
+ public:
+  explicit CudaBackend(std::shared_ptr<CudaContext> c) : c_(std::move(c)) {}
+  std::string name() const override { return "cuda"; }
+
+  std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
+    auto t0 = std::chrono::steady_clock::now();
+    kir::Program p = kir::lower(*f);
+    CudaSource src = printCudaKernels(p);
+    double optMs = msSince(t0);
+    auto t1 = std::chrono::steady_clock::now();
+    PtxResult ptx = compilePtx(cudaTranslationUnit(src), c_->arch, &c_->cache, f->name + ".cu");
+    int kernels = static_cast<int>(p.kernels.size());
+    auto exe = std::make_unique<CudaExecutable>(c_, std::move(p), std::move(src), f->resultTypes(),
+                                                ptx.ptx);
+    if (stats) {
+      stats->optimiseMs = optMs;
+      stats->codegenMs = msSince(t1);
+      stats->kernels = kernels;
+      stats->cacheHit = ptx.cacheHit;
+    }
+    return exe;
+  }
+
+ private:
+  std::shared_ptr<CudaContext> c_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCudaBackend(std::string* whyNot, const CudaOptions& opts) {
+  std::string why;
+  const Driver* d = loadDriver(&why);
+  DeviceInfo dev;
+  try {
+    if (d && firstDevice(*d, &dev, &why))
+      return std::make_unique<CudaBackend>(std::make_shared<CudaContext>(*d, dev, opts));
+  } catch (const UserError& e) {
+    why = e.diag.message;
+  }
+  if (whyNot) *whyNot = why;
+  return nullptr;
+}
+
+bool cudaUsable(std::string* whyNot) {
+  std::string why;
+  const Driver* d = loadDriver(&why);
+  DeviceInfo dev;
+  bool ok = false;
+  try {
+    ok = d && firstDevice(*d, &dev, &why);
+  } catch (const UserError& e) {
+    why = e.diag.message;
+  }
+  if (!ok && whyNot) *whyNot = why;
+  return ok;
+}
+
+std::string cudaDeviceDescription() {
+  std::string why;
+  const Driver* d = loadDriver(&why);
+  DeviceInfo dev;
+  try {
+    if (!d || !firstDevice(*d, &dev, &why)) return why;
+  } catch (const UserError& e) {
+    return e.diag.message;
+  }
+  int version = 0;
+  d->driverGetVersion(&version);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s (%s, %.1f GiB, driver %d.%d)", dev.name.c_str(),
+                dev.arch().c_str(), static_cast<double>(dev.totalMem) / (1024.0 * 1024 * 1024),
+                version / 1000, (version % 1000) / 10);
+  return buf;
+}
+
+}  // namespace scn::cuda

@@ -1,0 +1,158 @@
+// The optimisation pipeline: scan-to-map, then dead-code elimination.
+#include "jit/transform/passes.hpp"
+
+#include "jit/batch.hpp"
+#include "jit/transform/batch_rules.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace scn {
+
+namespace {
+
+// Note [Scan to map]
+// A scan without a carry is a map over its xs: iteration i reads slice i and writes y i, and no
+// iteration sees another. When its body is map-like (elementwise, structural and reduction ops,
+// no control flow and no dynamic slicing, whose batching rules would build a lane loop again) we
+// replace it by the body batched over the xs' leading axis. This is what makes scan(vmap(f)) and
+// vmap(scan(f)) compile to the same fused loop: after batching, both are a carry-less scan over
+// map-like ops, and both become one elementwise map in memory order, whatever nesting the user
+// wrote (seed 001).
+
+bool mapLike(const Func& body) {
+  for (const Eqn& e : body.eqns) {
+    switch (opInfo(e.op).category) {
+      case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
+      case OpCategory::DynamicSlice: case OpCategory::DynamicUpdateSlice:
+        return false;
+      case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+      case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+      case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
+      case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::BroadcastInDim:
+      case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
+      case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DotGeneral:
+        break;
+    }
+  }
+  return true;
+}
+
+bool scanToMap(Func& f) {
+  bool changed = false;
+  for (Eqn& e : f.eqns)
+    for (FuncPtr& s : e.subs) changed = scanToMap(*s) || changed;
+  std::vector<Eqn> out;
+  Func rebuilt = f;
+  rebuilt.eqns.clear();
+  for (const Eqn& e : f.eqns) {
+    bool carryless = e.op == Op::Scan && e.attrs.numCarry == 0 && e.attrs.length > 0 &&
+                     e.inputs.size() > static_cast<size_t>(e.attrs.numConsts) && mapLike(*e.subs[0]);
+    if (!carryless) {
+      rebuilt.eqns.push_back(e);
+      continue;
+    }
+    const Func& body = *e.subs[0];
+    std::vector<std::optional<int>> inAxes;
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      inAxes.push_back(static_cast<int>(i) < e.attrs.numConsts ? std::nullopt : std::optional<int>(0));
+    std::vector<std::optional<int>> outAxes(body.results.size(), 0);
+    FuncPtr mapped = batchFunc(body, inAxes, e.attrs.length, outAxes, e.span);
+    std::vector<int> results = batching::inlineFunc(rebuilt, *mapped, e.inputs);
+    // The scan's outputs are now the map's results: rename uses of them.
+    SCN_ASSERT(results.size() == e.outputs.size(), "scan-to-map result count");
+    for (size_t i = 0; i < results.size(); ++i) {
+      Eqn alias;  // outputs keep their ids: reshape to the same shape is an identity copy
+      alias.op = Op::Reshape;
+      alias.inputs = {results[i]};
+      alias.outputs = {e.outputs[i]};
+      alias.attrs.shape = rebuilt.type(e.outputs[i]).shape;
+      alias.span = e.span;
+      rebuilt.eqns.push_back(alias);
+    }
+    changed = true;
+  }
+  if (changed) f = std::move(rebuilt);
+  return changed;
+}
+
+// Dead-code elimination: equations whose outputs are never used go (inside bodies too).
+bool dce(Func& f) {
+  bool changed = false;
+  for (Eqn& e : f.eqns)
+    for (FuncPtr& s : e.subs) changed = dce(*s) || changed;
+  std::vector<bool> live(f.types.size(), false);
+  for (int r : f.results) live[r] = true;
+  std::vector<bool> keep(f.eqns.size(), false);
+  for (size_t i = f.eqns.size(); i-- > 0;) {
+    const Eqn& e = f.eqns[i];
+    bool used = false;
+    for (int o : e.outputs) used = used || live[o];
+    if (!used) continue;
+    keep[i] = true;
+    for (int v : e.inputs) live[v] = true;
+  }
+  std::vector<Eqn> kept;
+  for (size_t i = 0; i < f.eqns.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(f.eqns[i]));
+  changed = changed || kept.size() != f.eqns.size();
+  f.eqns = std::move(kept);
+  return changed;
+}
+
+// Reshapes to the shape a value already has (left by scan-to-map and the tracer) are removed
+// by renaming their uses.
+bool dropIdentityReshapes(Func& f) {
+  bool changed = false;
+  for (Eqn& e : f.eqns)
+    for (FuncPtr& s : e.subs) changed = dropIdentityReshapes(*s) || changed;
+  std::vector<int> rename(f.types.size());
+  for (size_t v = 0; v < rename.size(); ++v) rename[v] = static_cast<int>(v);
+  std::vector<Eqn> kept;
+  for (Eqn& e : f.eqns) {
+    for (int& v : e.inputs) v = rename[v];
+    if (e.op == Op::Reshape && f.type(e.inputs[0]) == f.type(e.outputs[0])) {
+      rename[e.outputs[0]] = e.inputs[0];
+      changed = true;
+      continue;
+    }
+    kept.push_back(std::move(e));
+  }
+  for (int& r : f.results) r = rename[r];
+  f.eqns = std::move(kept);
+  return changed;
+}
+
+}  // namespace
+
+const std::vector<Pass>& pipelinePasses() {
+  static const std::vector<Pass> passes = {
+      // First, so the maps it creates are simplified and cleaned by the passes after it.
+      {"scan-to-map", "carry-less scans over map-like bodies become one batched map", scanToMap},
+      {"drop-identity-reshapes", "removes reshapes that do not change the shape", dropIdentityReshapes},
+      // Last: earlier passes leave unused equations behind.
+      {"dce", "removes equations whose results are never used", dce},
+  };
+  return passes;
+}
+
+FuncPtr cloneFunc(const Func& f) {
+  auto g = std::make_shared<Func>(f);
+  for (Eqn& e : g->eqns)
+    for (FuncPtr& s : e.subs) s = cloneFunc(*s);
+  return g;
+}
+
+FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
+  FuncPtr g = cloneFunc(f);
+  for (const Pass& p : pipelinePasses()) {
+    bool changed = p.run(*g);
+    if (opts.verifyEach) {
+      std::string err = verify(*g);
+      if (!err.empty()) internalError(std::string("IR fails verification after pass `") + p.name + "`: " + err);
+    }
+    if (opts.print && (opts.printAfter == p.name || opts.printAfter == "all"))
+      opts.print("// after " + std::string(p.name) + (changed ? "\n" + printFunc(*g) : ": unchanged\n"));
+  }
+  return g;
+}
+
+}  // namespace scn

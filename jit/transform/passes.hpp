@@ -1,0 +1,37 @@
+// IR-to-IR optimisation passes and the pipeline that runs them before a backend compiles a Func.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "jit/ir.hpp"
+
+namespace scn {
+
+/// A named pass. Its name is also the value of --print-after=<name>.
+struct Pass {
+  const char* name;
+  const char* description;
+  /// Rewrites `f` in place (its sub-functions too); returns whether anything changed.
+  bool (*run)(Func& f);
+};
+
+/// The passes, in pipeline order (see passes.cpp for why the order matters).
+const std::vector<Pass>& pipelinePasses();
+
+struct PipelineOptions {
+  /// A pass name, or "all": the IR is printed after it (or "unchanged").
+  std::string printAfter;
+  std::function<void(const std::string&)> print;
+  /// Verify after every pass (tests and debug builds); a failure is an internal error.
+  bool verifyEach = true;
+};
+
+/// Runs every pass on a deep copy of `f` and returns the optimised copy.
+FuncPtr runPipeline(const Func& f, const PipelineOptions& opts);
+
+/// A deep copy: sub-functions are copied too, so passes never change a shared body.
+FuncPtr cloneFunc(const Func& f);
+
+}  // namespace scn

@@ -1,0 +1,468 @@
+// The C++ embedding API (include/scn/scn.hpp) over a Session: contexts, function handles, host
+// arrays in (borrowed when the layout allows) and out, diagnostics as records.
+#include "scn/scn.hpp"
+
+#include <cstring>
+#include <new>
+
+#include "jit/array.hpp"
+#include "lang/session.hpp"
+
+#ifndef SCN_VERSION
+#define SCN_VERSION "0.0.0"
+#endif
+
+namespace scn {
+
+// The public enums mirror the engine's, value for value.
+static_assert(static_cast<int>(DataType::Bool) == static_cast<int>(DType::Bool) &&
+              static_cast<int>(DataType::I32) == static_cast<int>(DType::I32) &&
+              static_cast<int>(DataType::I64) == static_cast<int>(DType::I64) &&
+              static_cast<int>(DataType::U32) == static_cast<int>(DType::U32) &&
+              static_cast<int>(DataType::U64) == static_cast<int>(DType::U64) &&
+              static_cast<int>(DataType::F32) == static_cast<int>(DType::F32) &&
+              static_cast<int>(DataType::F64) == static_cast<int>(DType::F64));
+
+namespace {
+
+bool validDataType(DataType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DataType::F64); }
+
+DiagnosticSeverity severityOf(Severity s) {
+  switch (s) {
+    case Severity::Error: return DiagnosticSeverity::Error;
+    case Severity::Warning: return DiagnosticSeverity::Warning;
+    case Severity::Note: return DiagnosticSeverity::Note;
+  }
+  return DiagnosticSeverity::Error;
+}
+
+void locate(const Span& span, std::string& file, int& line, int& column) {
+  if (!span.valid()) return;
+  auto [l, c] = span.file->lineCol(span.begin);
+  file = span.file->name();
+  line = static_cast<int>(l);
+  column = static_cast<int>(c);
+}
+
+DiagnosticRecord toRecord(const Diagnostic& d) {
+  DiagnosticRecord r;
+  r.severity = severityOf(d.severity);
+  r.code = d.code;
+  r.message = d.message;
+  locate(d.span, r.file, r.line, r.column);
+  for (const DiagNote& n : d.notes) {
+    DiagnosticNote note;
+    note.message = n.message;
+    locate(n.span, note.file, note.line, note.column);
+    r.notes.push_back(std::move(note));
+  }
+  r.help = d.help;
+  r.rendered = render(d);
+  return r;
+}
+
+/// The status category of an engine diagnostic.
+StatusCode statusOf(const Diagnostic& d) {
+  if (d.code == "E0401") return StatusCode::OutOfMemory;
+  if (d.code == "E9999") return StatusCode::Internal;
+  return StatusCode::ProgramError;
+}
+
+Diagnostic apiDiagnostic(const std::string& code, Span span, std::string message, std::string help = {}) {
+  Diagnostic d;
+  d.code = code;
+  d.span = span;
+  d.message = std::move(message);
+  d.help = std::move(help);
+  return d;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- context state
+
+struct Context::Impl {
+  ContextOptions opts;
+  std::unique_ptr<Session> session;
+  std::string lastError;
+  bool sawError = false;  // during the current API call
+  StatusCode firstCode = StatusCode::Ok;
+  StatusCode override = StatusCode::Ok;  // the category of the diagnostic being reported
+
+  /// Starts an API call: forget the previous call's error.
+  void begin() {
+    sawError = false;
+    firstCode = StatusCode::Ok;
+    lastError.clear();
+  }
+  /// Ends an API call: drop the per-call bookkeeping the session keeps (long-running hosts).
+  Status finish() {
+    if (session) {
+      session->diagnostics().clear();
+      session->records().clear();
+    }
+    if (!sawError) return Status();
+    return Status(firstCode, lastError);
+  }
+  void onDiagnostic(const Diagnostic& d) {
+    DiagnosticRecord r = toRecord(d);
+    if (d.severity == Severity::Error && !sawError) {
+      sawError = true;
+      firstCode = override != StatusCode::Ok ? override : statusOf(d);
+      lastError = r.rendered.substr(0, r.rendered.find('\n'));
+    }
+    if (opts.onDiagnostic) opts.onDiagnostic(r);
+  }
+  /// Reports a diagnostic through the session's sink (so the host's callback sees it).
+  void report(const Diagnostic& d, StatusCode code = StatusCode::Ok) {
+    override = code;
+    if (session) {
+      session->diagnostics().report(d);
+    } else {
+      onDiagnostic(d);
+    }
+    override = StatusCode::Ok;
+  }
+  /// Runs `body`, turning every exception into a reported diagnostic.
+  template <typename F>
+  void guarded(F&& body) {
+    try {
+      body();
+    } catch (const UserError& e) {
+      report(e.diag);
+    } catch (const std::bad_alloc&) {
+      report(apiDiagnostic("E0401", Span{}, "out of memory"), StatusCode::OutOfMemory);
+    } catch (const std::exception& e) {
+      report(apiDiagnostic("E9999", Span{}, std::string("internal compiler error: ") + e.what(),
+                           "this is a bug in scn; please report it with the program that triggered it"),
+             StatusCode::Internal);
+    }
+  }
+};
+
+struct Function::Impl {
+  std::shared_ptr<Context::Impl> ctx;  // first: destroyed last, after the value pointing into it
+  std::string name;
+  Value fn;
+};
+
+// ---------------------------------------------------------------- host arrays in and out
+
+namespace {
+
+/// Copies a strided host array into the contiguous `out` (bool bytes are normalised to 0/1).
+void gatherInto(const ArrayView& v, const std::vector<int64_t>& strides, Array& out) {
+  size_t es = dtypeSize(out.dtype);
+  auto* dst = static_cast<unsigned char*>(out.raw());
+  const auto* src = static_cast<const unsigned char*>(v.data);
+  int64_t n = out.size();
+  size_t rank = v.shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + i * es, src + offset, es);
+    if (out.dtype == DType::Bool) dst[i] = dst[i] != 0;
+    for (size_t d = rank; d-- > 0;) {  // odometer step, keeping the byte offset in sync
+      offset += strides[d];
+      if (++idx[d] < v.shape[d]) break;
+      offset -= strides[d] * v.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// Turns input `i` into an Array: borrowed when contiguous, aligned and allowed, else copied.
+Array inputArray(const ArrayView& v, size_t i, bool mayBorrow,
+              std::vector<std::weak_ptr<Buffer>>& borrowed) {
+  std::string which = "input " + std::to_string(i);
+  if (!validDataType(v.dtype))
+    fail("E0601", Span{}, which + " has an invalid dtype (value " +
+                              std::to_string(static_cast<int>(v.dtype)) + ")",
+         "use one of the scn::DataType / scn_dtype values");
+  for (int64_t d : v.shape)
+    if (d < 0)
+      fail("E0601", Span{}, which + " has a negative dimension in its shape " + shapeString(v.shape));
+  if (!v.strides.empty() && v.strides.size() != v.shape.size())
+    fail("E0601", Span{}, which + " has " + std::to_string(v.strides.size()) + " strides for " +
+                              std::to_string(v.shape.size()) + " dimensions",
+         "give one byte stride per dimension, or none for contiguous row-major data");
+  DType dtype = static_cast<DType>(v.dtype);
+  Shape shape(v.shape.begin(), v.shape.end());
+  int64_t n = numElements(shape);
+  if (n > 0 && v.data == nullptr)
+    fail("E0601", Span{}, which + " has a null data pointer but " + std::to_string(n) + " elements");
+  size_t es = dtypeSize(dtype);
+  // Row-major byte strides; a dimension of extent 1 may carry any stride.
+  std::vector<int64_t> rowMajor(shape.size());
+  bool contiguous = true;
+  int64_t step = static_cast<int64_t>(es);
+  for (size_t d = shape.size(); d-- > 0;) {
+    rowMajor[d] = step;
+    if (!v.strides.empty() && shape[d] != 1 && v.strides[d] != step) contiguous = false;
+    step *= shape[d];
+  }
+  bool aligned = reinterpret_cast<uintptr_t>(v.data) % es == 0;
+  if (n > 0 && contiguous && aligned && mayBorrow && dtype != DType::Bool) {
+    Array a;
+    a.dtype = dtype;
+    a.shape = std::move(shape);
+    a.buffer = std::make_shared<Buffer>(Buffer::Borrow{}, v.data, static_cast<size_t>(n) * es);
+    borrowed.push_back(a.buffer);
+    return a;
+  }
+  Array a(dtype, std::move(shape));
+  if (n > 0) gatherInto(v, contiguous ? rowMajor : v.strides, a);
+  return a;
+}
+
+/// A result leaf as a HostArray: shares the engine's buffer, or copies it if it is a borrowed
+/// input (`fn f(x) = x`) that the host may free after the call.
+HostArray toHost(const Array& a, const std::vector<std::weak_ptr<Buffer>>& borrowed) {
+  std::shared_ptr<Buffer> buf = a.buffer;
+  for (const auto& w : borrowed)
+    if (w.lock() == buf) buf = a.clone().buffer;
+  if (!buf) buf = std::make_shared<Buffer>(0);
+  std::vector<int64_t> shape(a.shape.begin(), a.shape.end());
+  return HostArray(static_cast<DataType>(a.dtype), std::move(shape),
+                   std::shared_ptr<const void>(buf, buf->data()));
+}
+
+std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, const ArrayView* inputs,
+                                 size_t n) {
+  Evaluator& ev = cx.session->evaluator();
+  const Closure* closure = f.fn.kind == ValueKind::Closure ? f.fn.closure.get() : nullptr;
+  CallArgs args;
+  if (closure) {
+    size_t want = closure->params->size();
+    if (n != want) {
+      cx.report(apiDiagnostic("E0220", closure->span,
+                              "`" + f.name + "` takes " + std::to_string(want) + " argument" +
+                                  (want == 1 ? "" : "s") + " but " + std::to_string(n) +
+                                  (n == 1 ? " was" : " were") + " given",
+                              "pass one array per parameter, in order"),
+                StatusCode::InvalidArgument);
+      return {};
+    }
+    args.span = closure->span;
+  }
+  // Borrowed inputs must not outlive the call: static parameters may be kept as constants of
+  // the compiled code, so they are copied.
+  std::vector<std::weak_ptr<Buffer>> borrowed;
+  for (size_t i = 0; i < n; ++i) {
+    bool isStatic = closure && (*closure->params)[i].isStatic;
+    Array a;
+    try {
+      a = inputArray(inputs[i], i, !isStatic, borrowed);
+    } catch (const UserError& e) {
+      cx.report(e.diag, StatusCode::InvalidArgument);
+      return {};
+    }
+    args.pos.push_back(Value::ofArray(AVal::of(std::move(a))));
+    args.posSpans.push_back(closure ? (*closure->params)[i].span : Span{});
+  }
+  Value result = ev.call(f.fn, args);
+  args = CallArgs{};
+  std::vector<AVal> leaves;
+  TreeDef def;
+  Evaluator::flatten(result, leaves, def, closure ? closure->span : Span{},
+                     "the result of a function called from the host");
+  result = Value{};
+  std::vector<HostArray> out;
+  for (const AVal& l : leaves) {
+    SCN_ASSERT(l.isStatic(), "a host call returned a traced value");
+    out.push_back(toHost(*l.concrete, borrowed));
+  }
+  leaves.clear();
+  for (const auto& w : borrowed)
+    SCN_ASSERT(w.expired(), "the engine kept a reference to a host array after the call");
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Context
+
+Context::Context(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
+Result<Context> Context::create(ContextOptions options) {
+  auto impl = std::make_shared<Impl>();
+  impl->opts = std::move(options);
+  Impl* cx = impl.get();
+  cx->begin();
+  if (cx->opts.optLevel < 0 || cx->opts.optLevel > 3) {
+    cx->report(apiDiagnostic("E0601", Span{}, "opt level " + std::to_string(cx->opts.optLevel) +
+                                                  " is out of range", "choose 0, 1, 2 or 3"),
+               StatusCode::InvalidArgument);
+    return cx->finish();
+  }
+  cx->guarded([&] {
+    SessionOptions so;
+    // The stdlib loads on the always-available interpreter; the chosen backend is set after,
+    // so a bad choice is reported once and the context is not created.
+    so.backend = "interp";
+    so.optLevel = cx->opts.optLevel;
+    so.out = [cx](const std::string& s) {
+      if (cx->opts.onPrint) cx->opts.onPrint(s);
+    };
+    so.onDiagnostic = [cx](const Diagnostic& d) { cx->onDiagnostic(d); };
+    cx->session = std::make_unique<Session>(std::move(so));
+    if (cx->sawError) return;
+    cx->override = StatusCode::InvalidArgument;
+    cx->session->setBackend(cx->opts.backend);
+    cx->override = StatusCode::Ok;
+  });
+  Status s = cx->finish();
+  if (!s) return s;
+  return Context(std::move(impl));
+}
+
+Status Context::load(std::string_view source, std::string_view name) {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  impl_->begin();
+  impl_->guarded([&] { impl_->session->run(std::string(name), std::string(source)); });
+  return impl_->finish();
+}
+
+Status Context::loadFile(const std::string& path) {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  impl_->begin();
+  impl_->guarded([&] { impl_->session->runFile(path); });
+  return impl_->finish();
+}
+
+Result<Function> Context::function(std::string_view name) {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  impl_->begin();
+  std::string n(name);
+  Value v;
+  bool found = false;
+  impl_->guarded([&] {
+    if (const Value* g = impl_->session->evaluator().globals()->lookup(n)) {
+      v = *g;
+      found = true;
+      if (!v.isCallable())
+        impl_->report(apiDiagnostic("E0603", Span{}, "`" + n + "` is " + describe(v) + ", not a function",
+                                    "look up a name defined with `fn " + n + "(...)`"),
+                      StatusCode::InvalidArgument);
+    } else if (auto t = dtypeFromName(n)) {
+      v = Value::ofDType(*t);
+      found = true;
+    } else if (auto it = builtins().find(n); it != builtins().end()) {
+      v.kind = ValueKind::Builtin;
+      v.builtin = &it->second;
+      found = true;
+    }
+    if (!found)
+      impl_->report(apiDiagnostic("E0602", Span{}, "no function named `" + n + "` is defined",
+                                  "load a program that defines it with `fn " + n + "(...)` first"),
+                    StatusCode::NotFound);
+  });
+  Status s = impl_->finish();
+  if (!s) return s;
+  Function f;
+  f.impl_ = std::make_shared<Function::Impl>(Function::Impl{impl_, n, v});
+  return f;
+}
+
+Result<std::vector<HostArray>> Context::call(std::string_view name, const std::vector<ArrayView>& inputs) {
+  Result<Function> f = function(name);
+  if (!f) return f.status();
+  return f->call(inputs);
+}
+
+std::string Context::backend() const { return impl_ ? impl_->session->backendName() : std::string(); }
+
+const std::string& Context::lastError() const {
+  static const std::string kMoved = "scn: use of a moved-from Context";
+  return impl_ ? impl_->lastError : kMoved;
+}
+
+// ---------------------------------------------------------------- Function
+
+Function::Function() = default;
+Function::~Function() = default;
+Function::Function(const Function&) = default;
+Function& Function::operator=(const Function&) = default;
+Function::Function(Function&&) noexcept = default;
+Function& Function::operator=(Function&&) noexcept = default;
+
+const std::string& Function::name() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->name : kEmpty;
+}
+
+int Function::arity() const {
+  if (!impl_) return -1;
+  switch (impl_->fn.kind) {
+    case ValueKind::Closure: return static_cast<int>(impl_->fn.closure->params->size());
+    case ValueKind::DType: return 1;
+    case ValueKind::Builtin: case ValueKind::Vmap: case ValueKind::Array: case ValueKind::Tuple:
+    case ValueKind::None: case ValueKind::String:
+      return -1;
+  }
+  return -1;
+}
+
+Result<std::vector<HostArray>> Function::call(const std::vector<ArrayView>& inputs) const {
+  return call(inputs.data(), inputs.size());
+}
+
+Result<std::vector<HostArray>> Function::call(const ArrayView* inputs, size_t n) const {
+  if (!impl_) return Status(StatusCode::InvalidArgument, "scn: call of an empty Function");
+  Context::Impl& cx = *impl_->ctx;
+  cx.begin();
+  std::vector<HostArray> out;
+  if (inputs == nullptr && n > 0) {
+    cx.report(apiDiagnostic("E0601", Span{}, "the inputs of `" + impl_->name + "` are a null pointer but " +
+                                                 std::to_string(n) + " were announced"),
+              StatusCode::InvalidArgument);
+  } else {
+    cx.guarded([&] { out = callValue(cx, *impl_, inputs, n); });
+  }
+  Status s = cx.finish();
+  if (!s) return s;
+  return out;
+}
+
+// ---------------------------------------------------------------- the C API's way in
+
+namespace detail {
+
+/// What lang/api_c.cpp needs beyond the public C++ API: reporting its own argument errors
+/// through the context's callback, so C hosts see them like every other diagnostic.
+struct Access {
+  static Status invalidArgument(Context::Impl& cx, const std::string& message, const std::string& help) {
+    cx.begin();
+    cx.report(apiDiagnostic("E0601", Span{}, message, help), StatusCode::InvalidArgument);
+    return cx.finish();
+  }
+  static Status invalidArgument(Context& c, const std::string& message, const std::string& help) {
+    return invalidArgument(*c.impl_, message, help);
+  }
+  static Status invalidArgument(const Function& f, const std::string& message, const std::string& help) {
+    return invalidArgument(*f.impl_->ctx, message, help);
+  }
+};
+
+Status invalidArgument(Context& c, const std::string& message, const std::string& help) {
+  return Access::invalidArgument(c, message, help);
+}
+
+Status invalidArgument(const Function& f, const std::string& message, const std::string& help) {
+  return Access::invalidArgument(f, message, help);
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- small helpers
+
+const char* dataTypeName(DataType t) { return validDataType(t) ? dtypeName(static_cast<DType>(t)) : "?"; }
+
+size_t dataTypeSize(DataType t) { return validDataType(t) ? dtypeSize(static_cast<DType>(t)) : 0; }
+
+const char* version() { return SCN_VERSION; }
+
+}  // namespace scn

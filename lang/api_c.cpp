@@ -1,0 +1,271 @@
+// The C embedding API (include/scn/scn.h) over the C++ one: status codes, callbacks as records,
+// and a catch-all around every entry point so no C++ exception crosses the C boundary.
+#include "scn/scn.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "scn/scn.hpp"
+
+namespace scn::detail {
+// Defined in lang/api.cpp: report a C-level argument error (E0601) through the context.
+Status invalidArgument(Context& c, const std::string& message, const std::string& help);
+Status invalidArgument(const Function& f, const std::string& message, const std::string& help);
+}  // namespace scn::detail
+
+struct scn_context {
+  scn::Context cx;
+};
+
+struct scn_function {
+  scn::Function fn;
+};
+
+namespace {
+
+static_assert(static_cast<int>(SCN_OK) == static_cast<int>(scn::StatusCode::Ok) &&
+              static_cast<int>(SCN_ERROR_INVALID_ARGUMENT) == static_cast<int>(scn::StatusCode::InvalidArgument) &&
+              static_cast<int>(SCN_ERROR_NOT_FOUND) == static_cast<int>(scn::StatusCode::NotFound) &&
+              static_cast<int>(SCN_ERROR_PROGRAM) == static_cast<int>(scn::StatusCode::ProgramError) &&
+              static_cast<int>(SCN_ERROR_OUT_OF_MEMORY) == static_cast<int>(scn::StatusCode::OutOfMemory) &&
+              static_cast<int>(SCN_ERROR_INTERNAL) == static_cast<int>(scn::StatusCode::Internal));
+static_assert(static_cast<int>(SCN_BOOL) == static_cast<int>(scn::DataType::Bool) &&
+              static_cast<int>(SCN_I32) == static_cast<int>(scn::DataType::I32) &&
+              static_cast<int>(SCN_I64) == static_cast<int>(scn::DataType::I64) &&
+              static_cast<int>(SCN_U32) == static_cast<int>(scn::DataType::U32) &&
+              static_cast<int>(SCN_U64) == static_cast<int>(scn::DataType::U64) &&
+              static_cast<int>(SCN_F32) == static_cast<int>(scn::DataType::F32) &&
+              static_cast<int>(SCN_F64) == static_cast<int>(scn::DataType::F64));
+
+bool validDType(scn_dtype t) {
+  return static_cast<unsigned>(t) <= static_cast<unsigned>(SCN_F64);
+}
+
+scn_status statusOf(const scn::Status& s) { return static_cast<scn_status>(s.code()); }
+
+/// Runs an entry point's body; an escaping exception becomes a status (never a C++ unwind).
+template <typename F>
+scn_status guard(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return SCN_ERROR_OUT_OF_MEMORY;
+  } catch (...) {
+    return SCN_ERROR_INTERNAL;
+  }
+}
+
+scn_severity severityOf(scn::DiagnosticSeverity s) {
+  switch (s) {
+    case scn::DiagnosticSeverity::Error: return SCN_SEVERITY_ERROR;
+    case scn::DiagnosticSeverity::Warning: return SCN_SEVERITY_WARNING;
+    case scn::DiagnosticSeverity::Note: return SCN_SEVERITY_NOTE;
+  }
+  return SCN_SEVERITY_ERROR;
+}
+
+/// Hands a record to a C callback as an scn_diagnostic whose strings point into the record.
+void deliver(const scn::DiagnosticRecord& r, scn_diagnostic_fn fn, void* user) {
+  std::vector<scn_diagnostic_note> notes;
+  for (const scn::DiagnosticNote& n : r.notes)
+    notes.push_back(scn_diagnostic_note{n.message.c_str(), n.file.c_str(), n.line, n.column});
+  scn_diagnostic d;
+  d.severity = severityOf(r.severity);
+  d.code = r.code.c_str();
+  d.message = r.message.c_str();
+  d.file = r.file.c_str();
+  d.line = r.line;
+  d.column = r.column;
+  d.notes = notes.empty() ? nullptr : notes.data();
+  d.num_notes = notes.size();
+  d.help = r.help.c_str();
+  d.rendered = r.rendered.c_str();
+  fn(&d, user);
+}
+
+/// An output array's storage: the HostArray keeps the data and the shape alive.
+struct OutputOwner {
+  scn::HostArray array;
+};
+
+}  // namespace
+
+extern "C" {
+
+scn_status scn_options_init(scn_options* options) {
+  if (!options) return SCN_ERROR_INVALID_ARGUMENT;
+  options->backend = "auto";
+  options->opt_level = 2;
+  options->on_diagnostic = nullptr;
+  options->diagnostic_user = nullptr;
+  options->on_print = nullptr;
+  options->print_user = nullptr;
+  return SCN_OK;
+}
+
+scn_status scn_context_new(const scn_options* options, scn_context** out) {
+  if (!out) return SCN_ERROR_INVALID_ARGUMENT;
+  *out = nullptr;
+  return guard([&] {
+    scn_options defaults;
+    scn_options_init(&defaults);
+    const scn_options& o = options ? *options : defaults;
+    scn::ContextOptions co;
+    co.backend = o.backend ? o.backend : "auto";
+    co.optLevel = o.opt_level;
+    if (scn_diagnostic_fn fn = o.on_diagnostic) {
+      void* user = o.diagnostic_user;
+      co.onDiagnostic = [fn, user](const scn::DiagnosticRecord& r) { deliver(r, fn, user); };
+    }
+    if (scn_print_fn fn = o.on_print) {
+      void* user = o.print_user;
+      co.onPrint = [fn, user](std::string_view s) { fn(s.data(), s.size(), user); };
+    }
+    scn::Result<scn::Context> cx = scn::Context::create(std::move(co));
+    if (!cx) return statusOf(cx.status());
+    *out = new scn_context{std::move(cx).value()};
+    return SCN_OK;
+  });
+}
+
+scn_status scn_context_free(scn_context* ctx) {
+  return guard([&] {
+    delete ctx;
+    return SCN_OK;
+  });
+}
+
+scn_status scn_load_source(scn_context* ctx, const char* source, const char* name) {
+  if (!ctx) return SCN_ERROR_INVALID_ARGUMENT;
+  return guard([&] {
+    if (!source)
+      return statusOf(scn::detail::invalidArgument(ctx->cx, "scn_load_source got a null source text",
+                                                   "pass a NUL-terminated program text"));
+    return statusOf(ctx->cx.load(source, name ? name : "<source>"));
+  });
+}
+
+scn_status scn_load_file(scn_context* ctx, const char* path) {
+  if (!ctx) return SCN_ERROR_INVALID_ARGUMENT;
+  return guard([&] {
+    if (!path)
+      return statusOf(scn::detail::invalidArgument(ctx->cx, "scn_load_file got a null path", ""));
+    return statusOf(ctx->cx.loadFile(path));
+  });
+}
+
+scn_status scn_function_get(scn_context* ctx, const char* name, scn_function** out) {
+  if (!ctx) return SCN_ERROR_INVALID_ARGUMENT;
+  return guard([&] {
+    if (!out || !name)
+      return statusOf(scn::detail::invalidArgument(
+          ctx->cx, std::string("scn_function_get got a null ") + (name ? "result pointer" : "name"), ""));
+    *out = nullptr;
+    scn::Result<scn::Function> f = ctx->cx.function(name);
+    if (!f) return statusOf(f.status());
+    *out = new scn_function{std::move(f).value()};
+    return SCN_OK;
+  });
+}
+
+scn_status scn_function_free(scn_function* fn) {
+  return guard([&] {
+    delete fn;
+    return SCN_OK;
+  });
+}
+
+scn_status scn_function_arity(const scn_function* fn, int* out) {
+  if (!fn || !out) return SCN_ERROR_INVALID_ARGUMENT;
+  *out = fn->fn.arity();
+  return SCN_OK;
+}
+
+scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n, scn_array** outputs,
+                    size_t* nout) {
+  if (!fn) return SCN_ERROR_INVALID_ARGUMENT;
+  return guard([&] {
+    if (!outputs || !nout)
+      return statusOf(scn::detail::invalidArgument(
+          fn->fn, std::string("scn_call got a null ") + (outputs ? "nout" : "outputs") + " pointer",
+          "pass the addresses of an scn_array* and a size_t to receive the results"));
+    *outputs = nullptr;
+    *nout = 0;
+    if (!inputs && n > 0)
+      return statusOf(scn::detail::invalidArgument(
+          fn->fn, "scn_call got null inputs but n = " + std::to_string(n), ""));
+    std::vector<scn::ArrayView> views;
+    for (size_t i = 0; i < n; ++i) {
+      const scn_array& a = inputs[i];
+      if (!validDType(a.dtype))
+        return statusOf(scn::detail::invalidArgument(
+            fn->fn, "input " + std::to_string(i) + " has an invalid dtype (value " + std::to_string(static_cast<int>(a.dtype)) + ")",
+            "use one of the scn_dtype values"));
+      if (a.rank > 0 && !a.shape)
+        return statusOf(scn::detail::invalidArgument(
+            fn->fn, "input " + std::to_string(i) + " has rank " + std::to_string(a.rank) + " but a null shape",
+            ""));
+      scn::ArrayView v(static_cast<scn::DataType>(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank),
+                       a.data);
+      if (a.strides) v.strides.assign(a.strides, a.strides + a.rank);
+      views.push_back(std::move(v));
+    }
+    scn::Result<std::vector<scn::HostArray>> r = fn->fn.call(views);
+    if (!r) return statusOf(r.status());
+    std::vector<scn::HostArray>& results = *r;
+    if (results.empty()) return SCN_OK;
+    auto* arrays = new scn_array[results.size()];
+    for (size_t i = 0; i < results.size(); ++i) {
+      auto* owner = new OutputOwner{std::move(results[i])};
+      const scn::HostArray& h = owner->array;
+      arrays[i].dtype = static_cast<scn_dtype>(h.dtype());
+      arrays[i].rank = h.rank();
+      arrays[i].shape = h.shape().data();
+      arrays[i].strides = nullptr;
+      arrays[i].data = h.data();
+      arrays[i].owner = owner;
+    }
+    *outputs = arrays;
+    *nout = results.size();
+    return SCN_OK;
+  });
+}
+
+scn_status scn_array_free(scn_array* arrays, size_t n) {
+  return guard([&] {
+    if (!arrays) return SCN_OK;
+    for (size_t i = 0; i < n; ++i) delete static_cast<OutputOwner*>(arrays[i].owner);
+    delete[] arrays;
+    return SCN_OK;
+  });
+}
+
+const char* scn_last_error(const scn_context* ctx) {
+  if (!ctx) return "";
+  return ctx->cx.lastError().c_str();
+}
+
+const char* scn_status_string(scn_status status) {
+  switch (status) {
+    case SCN_OK: return "ok";
+    case SCN_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case SCN_ERROR_NOT_FOUND: return "not found";
+    case SCN_ERROR_PROGRAM: return "program error";
+    case SCN_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case SCN_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* scn_dtype_name(scn_dtype dtype) {
+  return validDType(dtype) ? scn::dataTypeName(static_cast<scn::DataType>(dtype)) : "?";
+}
+
+size_t scn_dtype_size(scn_dtype dtype) {
+  return validDType(dtype) ? scn::dataTypeSize(static_cast<scn::DataType>(dtype)) : 0;
+}
+
+const char* scn_version(void) { return scn::version(); }
+
+}  // extern "C"

@@ -1,0 +1,283 @@
+// The C embedding API: status codes, records through the C callback, null and bad arguments,
+// output ownership, and two contexts in two threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "scn/scn.h"
+
+namespace {
+
+struct Diag {
+  std::string code, message, file, help, rendered;
+  int line = 0, column = 0;
+  size_t notes = 0;
+};
+
+void collect(const scn_diagnostic* d, void* user) {
+  auto* out = static_cast<std::vector<Diag>*>(user);
+  out->push_back(Diag{d->code, d->message, d->file, d->help, d->rendered, d->line, d->column, d->num_notes});
+}
+
+/// A C context that collects its diagnostics; freed at the end of the test.
+struct CHost {
+  std::vector<Diag> diags;
+  scn_context* ctx = nullptr;
+  CHost() {
+    scn_options o;
+    EXPECT_EQ(scn_options_init(&o), SCN_OK);
+    o.on_diagnostic = collect;
+    o.diagnostic_user = &diags;
+    EXPECT_EQ(scn_context_new(&o, &ctx), SCN_OK);
+  }
+  ~CHost() { scn_context_free(ctx); }
+  scn_function* fn(const char* name) {
+    scn_function* f = nullptr;
+    EXPECT_EQ(scn_function_get(ctx, name, &f), SCN_OK) << scn_last_error(ctx);
+    return f;
+  }
+};
+
+scn_array view(scn_dtype t, size_t rank, const int64_t* shape, const void* data) {
+  return scn_array{t, rank, shape, nullptr, data, nullptr};
+}
+
+TEST(ApiC, LoadCallAndFree) {
+  CHost h;
+  ASSERT_EQ(scn_load_source(h.ctx, "fn poly(x, c) = c * x * x - x\nfn both(x) = (x, -x)", "poly.scn"), SCN_OK);
+  scn_function* f = h.fn("poly");
+  int arity = 0;
+  ASSERT_EQ(scn_function_arity(f, &arity), SCN_OK);
+  EXPECT_EQ(arity, 2);
+  double x[6] = {0, 1, -1.5, 2, 3.25, -4};
+  double c = 0.5;
+  int64_t shape[2] = {2, 3};
+  scn_array in[2] = {view(SCN_F64, 2, shape, x), view(SCN_F64, 0, nullptr, &c)};
+  scn_array* out = nullptr;
+  size_t nout = 0;
+  ASSERT_EQ(scn_call(f, in, 2, &out, &nout), SCN_OK) << scn_last_error(h.ctx);
+  ASSERT_EQ(nout, 1u);
+  EXPECT_EQ(out[0].dtype, SCN_F64);
+  ASSERT_EQ(out[0].rank, 2u);
+  EXPECT_EQ(out[0].shape[0], 2);
+  EXPECT_EQ(out[0].shape[1], 3);
+  EXPECT_EQ(out[0].strides, nullptr);
+  const double* y = static_cast<const double*>(out[0].data);
+  for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(y[i], c * x[i] * x[i] - x[i]) << i;
+
+  // An output goes straight back in as an input (its owner field is ignored there).
+  scn_function* both = h.fn("both");
+  scn_array* out2 = nullptr;
+  size_t nout2 = 0;
+  ASSERT_EQ(scn_call(both, out, 1, &out2, &nout2), SCN_OK);
+  ASSERT_EQ(nout2, 2u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_DOUBLE_EQ(static_cast<const double*>(out2[0].data)[i], y[i]);
+    EXPECT_DOUBLE_EQ(static_cast<const double*>(out2[1].data)[i], -y[i]);
+  }
+  EXPECT_EQ(scn_array_free(out, nout), SCN_OK);
+  EXPECT_EQ(scn_array_free(out2, nout2), SCN_OK);
+  EXPECT_EQ(scn_function_free(f), SCN_OK);
+  EXPECT_EQ(scn_function_free(both), SCN_OK);
+  EXPECT_TRUE(h.diags.empty());
+  EXPECT_STREQ(scn_last_error(h.ctx), "");
+}
+
+TEST(ApiC, ErrorThroughTheCallback) {
+  CHost h;
+  ASSERT_EQ(scn_load_source(h.ctx, "fn dot3(a, b) {\n  let p = a * b\n  sum(p)\n}\n", "dot.scn"), SCN_OK);
+  scn_function* f = h.fn("dot3");
+  float a[3] = {1, 2, 3}, b[2] = {4, 5};
+  int64_t s3[1] = {3}, s2[1] = {2};
+  scn_array in[2] = {view(SCN_F32, 1, s3, a), view(SCN_F32, 1, s2, b)};
+  scn_array* out = reinterpret_cast<scn_array*>(0x1);  // overwritten with NULL on failure
+  size_t nout = 99;
+  EXPECT_EQ(scn_call(f, in, 2, &out, &nout), SCN_ERROR_PROGRAM);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(nout, 0u);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0203");
+  EXPECT_EQ(h.diags[0].file, "dot.scn");
+  EXPECT_EQ(h.diags[0].line, 2);
+  EXPECT_EQ(h.diags[0].column, 11);
+  EXPECT_NE(h.diags[0].message.find("broadcasting"), std::string::npos) << h.diags[0].message;
+  EXPECT_EQ(std::string(scn_last_error(h.ctx)), "dot.scn:2:11: error[E0203]: " + h.diags[0].message);
+  // Then a good call on the same handle.
+  float b3[3] = {4, 5, 6};
+  in[1] = view(SCN_F32, 1, s3, b3);
+  ASSERT_EQ(scn_call(f, in, 2, &out, &nout), SCN_OK);
+  EXPECT_FLOAT_EQ(*static_cast<const float*>(out[0].data), 1 * 4 + 2 * 5 + 3 * 6);
+  scn_array_free(out, nout);
+  scn_function_free(f);
+}
+
+TEST(ApiC, NullAndBadArguments) {
+  CHost h;
+  ASSERT_EQ(scn_load_source(h.ctx, "fn add(a, b) = a + b", nullptr), SCN_OK);
+  scn_function* f = h.fn("add");
+  scn_array* out = nullptr;
+  size_t nout = 0;
+  float x[2] = {1, 2};
+  int64_t s2[1] = {2};
+  scn_array in[2] = {view(SCN_F32, 1, s2, x), view(SCN_F32, 1, s2, x)};
+
+  // Nothing to report to: plain statuses.
+  EXPECT_EQ(scn_context_new(nullptr, nullptr), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_load_source(nullptr, "let a = 1", "x"), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_load_file(nullptr, "x.scn"), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_function_get(nullptr, "add", &f), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_call(nullptr, in, 2, &out, &nout), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_function_arity(nullptr, nullptr), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_options_init(nullptr), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scn_last_error(nullptr), "");
+  EXPECT_EQ(scn_context_free(nullptr), SCN_OK);
+  EXPECT_EQ(scn_function_free(nullptr), SCN_OK);
+  EXPECT_EQ(scn_array_free(nullptr, 3), SCN_OK);
+  EXPECT_TRUE(h.diags.empty());
+
+  // With a context: an error status and an E0601 diagnostic each.
+  struct Case {
+    const char* what;
+    scn_status status;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"null source", scn_load_source(h.ctx, nullptr, "x")});
+  cases.push_back({"null path", scn_load_file(h.ctx, nullptr)});
+  scn_function* g = nullptr;
+  cases.push_back({"null name", scn_function_get(h.ctx, nullptr, &g)});
+  cases.push_back({"null result", scn_function_get(h.ctx, "add", nullptr)});
+  cases.push_back({"null inputs", scn_call(f, nullptr, 2, &out, &nout)});
+  cases.push_back({"null outputs", scn_call(f, in, 2, nullptr, &nout)});
+  cases.push_back({"null nout", scn_call(f, in, 2, &out, nullptr)});
+  scn_array noShape[2] = {in[0], view(SCN_F32, 1, nullptr, x)};
+  cases.push_back({"null shape", scn_call(f, noShape, 2, &out, &nout)});
+  scn_array noData[2] = {in[0], view(SCN_F32, 1, s2, nullptr)};
+  cases.push_back({"null data", scn_call(f, noData, 2, &out, &nout)});
+  scn_array badType[2] = {in[0], view(static_cast<scn_dtype>(1000), 1, s2, x)};
+  cases.push_back({"bad dtype", scn_call(f, badType, 2, &out, &nout)});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(cases[i].status, SCN_ERROR_INVALID_ARGUMENT) << cases[i].what;
+    ASSERT_GT(h.diags.size(), i) << cases[i].what;
+    EXPECT_EQ(h.diags[i].code, "E0601") << cases[i].what << ": " << h.diags[i].message;
+  }
+  EXPECT_EQ(h.diags.size(), cases.size());
+  EXPECT_NE(std::string(scn_last_error(h.ctx)).find("error[E0601]"), std::string::npos);
+
+  // The wrong number of arguments: E0220, located at the definition.
+  size_t before = h.diags.size();
+  EXPECT_EQ(scn_call(f, in, 1, &out, &nout), SCN_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(h.diags.size(), before + 1);
+  EXPECT_EQ(h.diags.back().code, "E0220");
+  EXPECT_EQ(h.diags.back().file, "<source>");
+  EXPECT_EQ(h.diags.back().line, 1);
+  // Unknown function.
+  EXPECT_EQ(scn_function_get(h.ctx, "sub", &g), SCN_ERROR_NOT_FOUND);
+  EXPECT_EQ(g, nullptr);
+  EXPECT_EQ(h.diags.back().code, "E0602");
+  // A bad backend: no context, a diagnostic through the callback.
+  std::vector<Diag> diags;
+  scn_options o;
+  scn_options_init(&o);
+  o.backend = "abacus";
+  o.on_diagnostic = collect;
+  o.diagnostic_user = &diags;
+  scn_context* bad = reinterpret_cast<scn_context*>(0x1);
+  EXPECT_EQ(scn_context_new(&o, &bad), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(bad, nullptr);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "E0421");
+  scn_function_free(f);
+}
+
+TEST(ApiC, PrintCallbackAndFunctionOutlivesContext) {
+  std::string printed;
+  scn_options o;
+  scn_options_init(&o);
+  o.backend = "interp";
+  o.on_print = [](const char* text, size_t len, void* user) {
+    static_cast<std::string*>(user)->append(text, len);
+  };
+  o.print_user = &printed;
+  scn_context* ctx = nullptr;
+  ASSERT_EQ(scn_context_new(&o, &ctx), SCN_OK);
+  ASSERT_EQ(scn_load_source(ctx, "print(6 * 7)\nfn inc(x) = x + 1u32", "p.scn"), SCN_OK);
+  EXPECT_EQ(printed, "42\n");
+  scn_function* f = nullptr;
+  ASSERT_EQ(scn_function_get(ctx, "inc", &f), SCN_OK);
+  ASSERT_EQ(scn_context_free(ctx), SCN_OK);
+  uint32_t x[3] = {0, 41, 4294967295u};
+  int64_t s3[1] = {3};
+  scn_array in = view(SCN_U32, 1, s3, x);
+  scn_array* out = nullptr;
+  size_t nout = 0;
+  ASSERT_EQ(scn_call(f, &in, 1, &out, &nout), SCN_OK);
+  const auto* y = static_cast<const uint32_t*>(out[0].data);
+  EXPECT_EQ(out[0].dtype, SCN_U32);
+  EXPECT_EQ(y[0], 1u);
+  EXPECT_EQ(y[1], 42u);
+  EXPECT_EQ(y[2], 0u);  // unsigned wrap-around
+  scn_array_free(out, nout);
+  scn_function_free(f);
+}
+
+TEST(ApiC, TwoContextsInTwoThreads) {
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([t, &errors] {
+      scn_context* ctx = nullptr;
+      if (scn_context_new(nullptr, &ctx) != SCN_OK) {
+        errors[t] = "context";
+        return;
+      }
+      const char* src = t == 0 ? "fn g(x) = sum(x * x)" : "fn g(x) = max(x) - min(x)";
+      scn_function* g = nullptr;
+      if (scn_load_source(ctx, src, "g.scn") != SCN_OK || scn_function_get(ctx, "g", &g) != SCN_OK) {
+        errors[t] = scn_last_error(ctx);
+        scn_context_free(ctx);
+        return;
+      }
+      for (int i = 0; i < 25 && errors[t].empty(); ++i) {
+        std::vector<int64_t> x(static_cast<size_t>(4 + i % 3));
+        for (size_t k = 0; k < x.size(); ++k) x[k] = (i * 7 + static_cast<int64_t>(k) * 13) % 11 - 5;
+        int64_t shape[1] = {static_cast<int64_t>(x.size())};
+        scn_array in = view(SCN_I64, 1, shape, x.data());
+        scn_array* out = nullptr;
+        size_t nout = 0;
+        if (scn_call(g, &in, 1, &out, &nout) != SCN_OK) {
+          errors[t] = scn_last_error(ctx);
+          break;
+        }
+        int64_t want = 0, lo = x[0], hi = x[0];
+        for (int64_t v : x) {
+          want += v * v;
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        if (t == 1) want = hi - lo;
+        int64_t got = *static_cast<const int64_t*>(out[0].data);
+        if (got != want) errors[t] = "call " + std::to_string(i) + ": " + std::to_string(got) + " != " + std::to_string(want);
+        scn_array_free(out, nout);
+      }
+      scn_function_free(g);
+      scn_context_free(ctx);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
+}
+
+TEST(ApiC, NamesAndStrings) {
+  EXPECT_STREQ(scn_dtype_name(SCN_U64), "u64");
+  EXPECT_STREQ(scn_dtype_name(static_cast<scn_dtype>(77)), "?");
+  EXPECT_EQ(scn_dtype_size(SCN_F32), 4u);
+  EXPECT_EQ(scn_dtype_size(static_cast<scn_dtype>(-1)), 0u);
+  EXPECT_STREQ(scn_status_string(SCN_ERROR_NOT_FOUND), "not found");
+  EXPECT_STREQ(scn_version(), "0.1.0");
+}
+
+}  // namespace

@@ -1,0 +1,359 @@
+// The C++ embedding API: load and call with hand-checked results, diagnostics through the
+// callback, argument errors, borrowing and copying of inputs, contexts in several threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "scn/scn.hpp"
+
+namespace {
+
+/// A context whose diagnostics are collected for inspection.
+struct Host {
+  std::vector<scn::DiagnosticRecord> diags;
+  std::string printed;
+  scn::Context ctx;
+
+  explicit Host(std::string backend = "auto") : ctx(make(std::move(backend))) {}
+
+  scn::Context make(std::string backend) {
+    scn::ContextOptions o;
+    o.backend = std::move(backend);
+    o.onDiagnostic = [this](const scn::DiagnosticRecord& d) { diags.push_back(d); };
+    o.onPrint = [this](std::string_view s) { printed += s; };
+    auto c = scn::Context::create(std::move(o));
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return std::move(c).value();
+  }
+};
+
+template <typename T>
+std::vector<T> values(const scn::HostArray& a) {
+  EXPECT_EQ(a.dtype(), scn::dataTypeOf<T>());
+  return std::vector<T>(a.dataAs<T>(), a.dataAs<T>() + a.size());
+}
+
+TEST(ApiCpp, LoadAndCallSaxpy) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn saxpy(a, x, y) = a * x + y", "saxpy.scn"));
+  float a = 2.5f;
+  std::vector<float> x = {1, -2, 3.5f, 4, 0.25f}, y = {10, 20, 30, 40, 50};
+  auto f = h.ctx.function("saxpy");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->arity(), 3);
+  EXPECT_EQ(f->name(), "saxpy");
+  auto r = f->call({scn::ArrayView::of(&a, {}), scn::ArrayView::of(x.data(), {5}),
+                    scn::ArrayView::of(y.data(), {5})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(r->at(0).shape(), (std::vector<int64_t>{5}));
+  std::vector<float> got = values<float>(r->at(0));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(got[i], a * x[i] + y[i]) << i;
+  // A second call with the same signature reuses the compiled code; new data, new results.
+  x[0] = 100;
+  r = f->call({scn::ArrayView::of(&a, {}), scn::ArrayView::of(x.data(), {5}),
+               scn::ArrayView::of(y.data(), {5})});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FLOAT_EQ(values<float>(r->at(0))[0], a * 100 + 10);
+  EXPECT_TRUE(h.diags.empty());
+  EXPECT_TRUE(h.ctx.lastError().empty());
+}
+
+TEST(ApiCpp, MatrixTupleResultsAndDtypes) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn affine(w, x, b) = w @ x + b\n"
+                         "fn stats(x) = (sum(x), max(x), x > 2)\n"
+                         "fn nothing(x) = None\n"));
+  std::vector<double> w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, x = {0.5, -1, 2}, b = {1, 2, 3, 4};
+  auto r = h.ctx.call("affine", {scn::ArrayView::of(w.data(), {4, 3}), scn::ArrayView::of(x.data(), {3}),
+                                 scn::ArrayView::of(b.data(), {4})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<double> got = values<double>(r->at(0));
+  ASSERT_EQ(got.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    double want = b[i];
+    for (int k = 0; k < 3; ++k) want += w[i * 3 + k] * x[k];
+    EXPECT_DOUBLE_EQ(got[i], want) << i;
+  }
+
+  std::vector<int32_t> xs = {3, 1, 4, 1, 5, 9, 2, 6};
+  auto s = h.ctx.call("stats", {scn::ArrayView::of(xs.data(), {2, 4})});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->size(), 3u);
+  EXPECT_TRUE(s->at(0).shape().empty());
+  EXPECT_EQ(values<int32_t>(s->at(0))[0], std::accumulate(xs.begin(), xs.end(), 0));
+  EXPECT_EQ(values<int32_t>(s->at(1))[0], *std::max_element(xs.begin(), xs.end()));
+  EXPECT_EQ(s->at(2).shape(), (std::vector<int64_t>{2, 4}));
+  std::vector<bool> big;
+  for (bool v : values<bool>(s->at(2))) big.push_back(v);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(big[i], xs[i] > 2) << i;
+
+  auto n = h.ctx.call("nothing", {scn::ArrayView::of(xs.data(), {8})});
+  ASSERT_TRUE(n.ok());
+  EXPECT_TRUE(n->empty());
+}
+
+TEST(ApiCpp, StridedInputsAreCopiedAndMatchContiguous) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn weighted(x) = sum(x * arange(x.shape[0]))"));
+  // Column 1 of a 5x3 row-major matrix: stride of 3 floats.
+  std::vector<float> m(15);
+  for (int i = 0; i < 15; ++i) m[i] = static_cast<float>(i * i % 7);
+  scn::ArrayView col(scn::DataType::F32, {5}, m.data() + 1, {3 * sizeof(float)});
+  auto r = h.ctx.call("weighted", {col});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  float want = 0;
+  for (int i = 0; i < 5; ++i) want += m[i * 3 + 1] * i;
+  EXPECT_FLOAT_EQ(values<float>(r->at(0))[0], want);
+  // A transposed view (negative-free, column-major strides) of a 2x3 matrix.
+  std::vector<double> t = {1, 2, 3, 4, 5, 6};  // column-major storage of [[1,3,5],[2,4,6]]
+  ASSERT_TRUE(h.ctx.load("fn rows(x) = sum(x, axis=1)"));
+  auto rows = h.ctx.call("rows", {scn::ArrayView(scn::DataType::F64, {2, 3}, t.data(), {8, 16})});
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  EXPECT_EQ(values<double>(rows->at(0)), (std::vector<double>{1 + 3 + 5, 2 + 4 + 6}));
+}
+
+TEST(ApiCpp, ResultsNeverAliasHostMemory) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn id(x) = x\nfn flat(x) = reshape(x, (6,))"));
+  std::vector<int64_t> x = {1, 2, 3, 4, 5, 6};
+  auto r = h.ctx.call("id", {scn::ArrayView::of(x.data(), {6})});
+  auto f = h.ctx.call("flat", {scn::ArrayView::of(x.data(), {2, 3})});
+  ASSERT_TRUE(r.ok() && f.ok());
+  EXPECT_NE(r->at(0).data(), static_cast<const void*>(x.data()));
+  EXPECT_NE(f->at(0).data(), static_cast<const void*>(x.data()));
+  std::vector<int64_t> before = x;
+  for (int64_t& v : x) v = -1;  // the host reuses its buffer: results keep their values
+  EXPECT_EQ(values<int64_t>(r->at(0)), before);
+  EXPECT_EQ(values<int64_t>(f->at(0)), before);
+}
+
+TEST(ApiCpp, StaticParametersAndResultsFedBack) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn head(static n, x) = x[0:n] * 2.0"));
+  std::vector<float> x = {1, 2, 3, 4, 5};
+  for (int32_t n : {2, 4}) {
+    auto r = h.ctx.call("head", {scn::ArrayView::of(&n, {}), scn::ArrayView::of(x.data(), {5})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->at(0).shape(), (std::vector<int64_t>{n}));
+    for (int i = 0; i < n; ++i) EXPECT_FLOAT_EQ(values<float>(r->at(0))[i], 2 * x[i]);
+    // A result goes back in without a copy on the host side.
+    int32_t one = 1;
+    auto again = h.ctx.call("head", {scn::ArrayView::of(&one, {}), r->at(0).view()});
+    ASSERT_TRUE(again.ok());
+    EXPECT_FLOAT_EQ(values<float>(again->at(0))[0], 4 * x[0]);
+  }
+}
+
+TEST(ApiCpp, TraceErrorReachesCallbackWithLocation) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("# adds two vectors\nfn add(x, y) =\n  x + y\n", "prog.scn"));
+  std::vector<float> a(4, 1.0f), b(3, 1.0f);
+  auto r = h.ctx.call("add", {scn::ArrayView::of(a.data(), {4}), scn::ArrayView::of(b.data(), {3})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), scn::StatusCode::ProgramError);
+  ASSERT_EQ(h.diags.size(), 1u);
+  const scn::DiagnosticRecord& d = h.diags[0];
+  EXPECT_EQ(d.severity, scn::DiagnosticSeverity::Error);
+  EXPECT_EQ(d.code, "E0203");
+  EXPECT_EQ(d.file, "prog.scn");
+  EXPECT_EQ(d.line, 3);
+  EXPECT_EQ(d.column, 3);
+  EXPECT_NE(d.message.find("(4,), (3,)"), std::string::npos) << d.message;
+  EXPECT_EQ(d.rendered.rfind("prog.scn:3:3: error[E0203]: ", 0), 0u) << d.rendered;
+  EXPECT_NE(d.rendered.find("  x + y"), std::string::npos) << d.rendered;
+  EXPECT_EQ(r.status().message(), d.rendered.substr(0, d.rendered.find('\n')));
+  EXPECT_EQ(h.ctx.lastError(), r.status().message());
+  // The context goes on: the same function works with matching shapes, and the error clears.
+  auto ok = h.ctx.call("add", {scn::ArrayView::of(a.data(), {4}), scn::ArrayView::of(a.data(), {4})});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(values<float>(ok->at(0)), std::vector<float>(4, 2.0f));
+  EXPECT_TRUE(h.ctx.lastError().empty());
+}
+
+TEST(ApiCpp, SyntaxErrorOnLoad) {
+  Host h;
+  scn::Status s = h.ctx.load("let a = 1\nlet b = (a +\n", "broken.scn");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), scn::StatusCode::ProgramError);
+  ASSERT_FALSE(h.diags.empty());
+  EXPECT_EQ(h.diags[0].file, "broken.scn");
+  EXPECT_GE(h.diags[0].line, 2);
+  EXPECT_GT(h.diags[0].column, 0);
+  EXPECT_EQ(h.diags[0].code.substr(0, 3), "E00");
+  // Definitions loaded before the failure survive.
+  ASSERT_TRUE(h.ctx.load("fn one() = 1.0"));
+  auto r = h.ctx.call("one", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FLOAT_EQ(values<float>(r->at(0))[0], 1.0f);
+}
+
+TEST(ApiCpp, PrintGoesToTheCallback) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("print(1 + 2)\nfn show(x) = x"));
+  EXPECT_EQ(h.printed, "3\n");
+  scn::Status s = h.ctx.loadFile("/nonexistent/dir/file.scn");
+  EXPECT_EQ(s.code(), scn::StatusCode::ProgramError);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0502");
+}
+
+TEST(ApiCpp, BadArgumentsGiveErrorStatuses) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn two(a, b) = a + b\nlet k = 3", "two.scn"));
+  std::vector<float> x = {1, 2};
+  // Wrong number of arguments: located at the function's definition.
+  auto r = h.ctx.call("two", {scn::ArrayView::of(x.data(), {2})});
+  EXPECT_EQ(r.status().code(), scn::StatusCode::InvalidArgument);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0220");
+  EXPECT_EQ(h.diags[0].message, "`two` takes 2 arguments but 1 was given");
+  EXPECT_EQ(h.diags[0].file, "two.scn");
+  EXPECT_EQ(h.diags[0].line, 1);
+  // Unknown names and non-functions.
+  auto g = h.ctx.function("missing");
+  EXPECT_EQ(g.status().code(), scn::StatusCode::NotFound);
+  EXPECT_EQ(h.diags.back().code, "E0602");
+  g = h.ctx.function("k");
+  EXPECT_EQ(g.status().code(), scn::StatusCode::InvalidArgument);
+  EXPECT_EQ(h.diags.back().code, "E0603");
+  // Bad arrays: null data, a bad dtype, a negative dimension, strides of the wrong rank.
+  auto f = h.ctx.function("two");
+  ASSERT_TRUE(f.ok());
+  std::vector<scn::ArrayView> bad = {scn::ArrayView(scn::DataType::F32, {2}, nullptr),
+                                     scn::ArrayView(static_cast<scn::DataType>(42), {2}, x.data()),
+                                     scn::ArrayView(scn::DataType::F32, {-2}, x.data()),
+                                     scn::ArrayView(scn::DataType::F32, {2}, x.data(), {4, 4})};
+  for (const scn::ArrayView& v : bad) {
+    size_t before = h.diags.size();
+    auto out = f->call({scn::ArrayView::of(x.data(), {2}), v});
+    EXPECT_EQ(out.status().code(), scn::StatusCode::InvalidArgument);
+    ASSERT_EQ(h.diags.size(), before + 1);
+    EXPECT_EQ(h.diags.back().code, "E0601") << h.diags.back().message;
+    EXPECT_EQ(h.diags.back().message.rfind("input 1 ", 0), 0u) << h.diags.back().message;
+  }
+  auto nul = f->call(nullptr, 2);
+  EXPECT_EQ(nul.status().code(), scn::StatusCode::InvalidArgument);
+  // An empty handle and an empty array with a null pointer (allowed: no elements).
+  EXPECT_EQ(scn::Function().call({}).status().code(), scn::StatusCode::InvalidArgument);
+  auto empty = f->call({scn::ArrayView(scn::DataType::F32, {0}, nullptr),
+                        scn::ArrayView(scn::DataType::F32, {0}, nullptr)});
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->at(0).size(), 0);
+}
+
+TEST(ApiCpp, ContextOptionsAreChecked) {
+  std::vector<scn::DiagnosticRecord> diags;
+  scn::ContextOptions o;
+  o.onDiagnostic = [&](const scn::DiagnosticRecord& d) { diags.push_back(d); };
+  o.backend = "tpu";
+  auto c = scn::Context::create(o);
+  EXPECT_EQ(c.status().code(), scn::StatusCode::InvalidArgument);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "E0421");
+  o.backend = "cpu";
+  o.optLevel = 9;
+  EXPECT_EQ(scn::Context::create(o).status().code(), scn::StatusCode::InvalidArgument);
+  EXPECT_EQ(diags.back().code, "E0601");
+}
+
+TEST(ApiCpp, InterpreterAndJitAgree) {
+  const char* prog = "fn f(x) = sum(tanh(x) * exp(-x * x), axis=0)";
+  std::vector<double> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1 * static_cast<double>(i) - 1.0;
+  std::vector<std::vector<double>> got;
+  for (const char* backend : {"interp", "cpu"}) {
+    Host h(backend);
+    EXPECT_EQ(h.ctx.backend(), backend);
+    ASSERT_TRUE(h.ctx.load(prog));
+    auto r = h.ctx.call("f", {scn::ArrayView::of(x.data(), {4, 6})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    got.push_back(values<double>(r->at(0)));
+  }
+  ASSERT_EQ(got[0].size(), 6u);
+  for (size_t j = 0; j < 6; ++j) {
+    double want = 0;
+    for (int i = 0; i < 4; ++i) want += std::tanh(x[i * 6 + j]) * std::exp(-x[i * 6 + j] * x[i * 6 + j]);
+    EXPECT_NEAR(got[0][j], want, 1e-12);
+    EXPECT_NEAR(got[1][j], want, 1e-12);
+  }
+}
+
+TEST(ApiCpp, ResultsAndFunctionsOutliveTheContext) {
+  scn::HostArray kept;
+  scn::Function fn;
+  {
+    auto c = scn::Context::create();
+    ASSERT_TRUE(c.ok());
+    ASSERT_TRUE(c->load("fn sq(x) = x * x"));
+    std::vector<int32_t> x = {1, 2, 3};
+    auto r = c->call("sq", {scn::ArrayView::of(x.data(), {3})});
+    ASSERT_TRUE(r.ok());
+    kept = r->at(0);
+    fn = c->function("sq").value();
+  }
+  EXPECT_EQ(values<int32_t>(kept), (std::vector<int32_t>{1, 4, 9}));
+  int32_t five = 5;
+  auto r = fn.call({scn::ArrayView::of(&five, {})});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(values<int32_t>(r->at(0))[0], 25);
+}
+
+TEST(ApiCpp, TwoContextsInTwoThreads) {
+  // Each thread has its own context with its own meaning of `f`; they run at the same time.
+  constexpr int kCalls = 25;
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([t, &errors] {
+      auto c = scn::Context::create();
+      if (!c) {
+        errors[t] = c.status().message();
+        return;
+      }
+      std::string src = t == 0 ? "fn f(x) = x * 2.0 + 1.0" : "fn f(x) = cumsum(x) - 3.0";
+      if (!c->load(src)) {
+        errors[t] = c->lastError();
+        return;
+      }
+      for (int i = 0; i < kCalls; ++i) {
+        // Varying lengths: some calls compile a new signature, some reuse one.
+        std::vector<double> x(static_cast<size_t>(3 + i % 4));
+        for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<double>(i) + 0.5 * static_cast<double>(k);
+        auto r = c->call("f", {scn::ArrayView::of(x.data(), {static_cast<int64_t>(x.size())})});
+        if (!r) {
+          errors[t] = r.status().message();
+          return;
+        }
+        const double* y = r->at(0).dataAs<double>();
+        double run = 0;
+        for (size_t k = 0; k < x.size(); ++k) {
+          run += x[k];
+          double want = t == 0 ? x[k] * 2 + 1 : run - 3;
+          if (std::abs(y[k] - want) > 1e-9) {
+            errors[t] = "thread " + std::to_string(t) + " call " + std::to_string(i) + " element " +
+                        std::to_string(k) + ": " + std::to_string(y[k]) + " != " + std::to_string(want);
+            return;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
+}
+
+TEST(ApiCpp, NamesOfDataTypes) {
+  EXPECT_STREQ(scn::dataTypeName(scn::DataType::F64), "f64");
+  EXPECT_EQ(scn::dataTypeSize(scn::DataType::Bool), 1u);
+  EXPECT_EQ(scn::dataTypeSize(scn::DataType::U64), 8u);
+  EXPECT_STREQ(scn::dataTypeName(static_cast<scn::DataType>(99)), "?");
+  EXPECT_STREQ(scn::version(), "0.1.0");
+}
+
+}  // namespace

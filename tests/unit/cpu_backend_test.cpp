@@ -1,0 +1,425 @@
+// Differential tests of the CPU JIT against the reference interpreter: every op of the table,
+// control flow, matmul, the parallel path, the compile cache and the emitters.
+#include <gtest/gtest.h>
+
+#include "jit/cpu/cpu_backend.hpp"
+#include "kernel_test_util.hpp"
+
+namespace scn {
+namespace {
+
+using ktest::axesAttr;
+using ktest::Builder;
+using ktest::closeArrays;
+using ktest::randomArray;
+using ktest::ty;
+const DType F32 = DType::F32, F64 = DType::F64, I32 = DType::I32, I64 = DType::I64,
+            U32 = DType::U32, Bool = DType::Bool;
+
+struct Case {
+  std::string name;
+  FuncPtr f;
+  std::vector<Array> args;
+};
+
+Backend& backend() {
+  static std::unique_ptr<Backend> b = makeCpuBackend(2);
+  return *b;
+}
+
+/// Runs f on the JIT and the interpreter and compares every result.
+void check(const Case& c, RunStats* stats = nullptr) {
+  SCOPED_TRACE(c.name);
+  ASSERT_EQ(verify(*c.f), "");
+  std::vector<Array> want = interpret(*c.f, c.args);
+  std::unique_ptr<Executable> exe = backend().compile(c.f);
+  std::vector<Array> got = exe->run(c.args, stats);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(closeArrays(got[i], want[i])) << "result " << i;
+}
+
+std::vector<DType> dtypesOf(TypeClass tc) {
+  switch (tc) {
+    case TypeClass::Any: return {Bool, I32, I64, U32, DType::U64, F32, F64};
+    case TypeClass::Num: return {I32, I64, U32, DType::U64, F32, F64};
+    case TypeClass::Float: return {F32, F64};
+    case TypeClass::Int: return {I32, I64, U32, DType::U64};
+    case TypeClass::IntBool: return {Bool, I32, I64, U32, DType::U64};
+  }
+  return {};
+}
+
+uint32_t seed = 1;
+
+Case unaryCase(Op op, DType t, Shape s, Attrs a = {}) {
+  Builder b(std::string(opName(op)) + "_" + dtypeName(t));
+  int x = b.param(ty(t, s));
+  return {b.f->name, b.ret({b.emit1(op, {x}, a)}), {randomArray(t, s, seed++)}};
+}
+
+/// Cases for one op, chosen by its category.
+std::vector<Case> casesFor(Op op) {
+  const OpInfo& info = opInfo(op);
+  std::vector<Case> cs;
+  Shape s = {3, 5};
+  switch (info.category) {
+    case OpCategory::Unary: case OpCategory::Predicate:
+      for (DType t : dtypesOf(info.typeClass)) cs.push_back(unaryCase(op, t, s));
+      break;
+    case OpCategory::Binary: case OpCategory::Compare:
+      for (DType t : dtypesOf(info.typeClass)) {
+        Builder b(std::string(opName(op)) + "_" + dtypeName(t));
+        int x = b.param(ty(t, s)), y = b.param(ty(t, s));
+        Array ya = randomArray(t, s, seed++);
+        if (op == Op::Shl || op == Op::Shr)  // counts around and beyond the width
+          for (int64_t i = 0; i < ya.size(); ++i) ya.setInt(i, (i * 7) % 70 - 3);
+        cs.push_back({b.f->name, b.ret({b.emit1(op, {x, y})}), {randomArray(t, s, seed++), ya}});
+      }
+      break;
+    case OpCategory::Select:
+      for (DType t : dtypesOf(info.typeClass)) {
+        Builder b(std::string("select_") + dtypeName(t));
+        int p = b.param(ty(Bool, s)), x = b.param(ty(t, s)), y = b.param(ty(t, s));
+        cs.push_back({b.f->name, b.ret({b.emit1(op, {p, x, y})}),
+                      {randomArray(Bool, s, seed++), randomArray(t, s, seed++), randomArray(t, s, seed++)}});
+      }
+      break;
+    case OpCategory::Convert:
+      for (DType from : kAllDTypes)
+        for (DType to : kAllDTypes) {
+          Attrs a;
+          a.dtype = to;
+          Case c = unaryCase(op, from, s, a);
+          if (isFloat(from))  // out-of-range values saturate
+            for (int64_t i = 0; i < 4; ++i) c.args[0].setDouble(i, i % 2 ? 1e20 : -3e9);
+          c.name += std::string("_to_") + dtypeName(to);
+          cs.push_back(c);
+        }
+      break;
+    case OpCategory::Constant: {
+      Builder b("constant");
+      int x = b.param(ty(F32, {2, 3}));
+      Attrs a;
+      a.value = std::make_shared<Array>(randomArray(F32, {2, 3}, seed++, false));
+      int c = b.emit1(op, {}, a);
+      int one = b.constant(F32, 1.5, {2, 3});
+      cs.push_back({"constant", b.ret({b.emit1(Op::Add, {b.emit1(Op::Mul, {x, c}), one}), c}),
+                    {randomArray(F32, {2, 3}, seed++)}});
+      break;
+    }
+    case OpCategory::Iota:
+      for (DType t : {I32, F32, U32})
+        for (int64_t axis : {0, 1}) {
+          Builder b("iota");
+          Attrs a;
+          a.dtype = t;
+          a.shape = {3, 4};
+          a.axes = {axis};
+          cs.push_back({"iota", b.ret({b.emit1(op, {}, a)}), {}});
+        }
+      break;
+    case OpCategory::Reduce:
+      // Every dtype on one axis set; every axis set on the first and last dtype of the class.
+      for (DType t : dtypesOf(info.typeClass))
+        for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 2}, {0, 1, 2}, {}}) {
+          if (axes != std::vector<int64_t>{1} && t != dtypesOf(info.typeClass).front() &&
+              t != dtypesOf(info.typeClass).back())
+            continue;
+          Case c = unaryCase(op, t, {4, 5, 6}, axesAttr(axes));
+          c.args[0] = randomArray(t, {4, 5, 6}, seed++, axes.size() == 1 && axes[0] == 1);
+          cs.push_back(c);
+        }
+      break;
+    case OpCategory::ArgReduce:
+      for (DType t : dtypesOf(info.typeClass))
+        for (int64_t axis : {0, 1, 2})
+          if (axis == 2 || isFloat(t)) cs.push_back(unaryCase(op, t, {4, 5, 6}, axesAttr({axis})));
+      break;
+    case OpCategory::Cumulative:
+      for (DType t : dtypesOf(info.typeClass))
+        for (int64_t axis : {0, 1})
+          for (bool rev : {false, true}) {
+            if (t != F32 && axis != static_cast<int64_t>(rev)) continue;
+            Attrs a = axesAttr({axis});
+            a.reverse = rev;
+            Case c = unaryCase(op, t, {4, 6}, a);
+            c.args[0] = randomArray(t, {4, 6}, seed++, false);
+            cs.push_back(c);
+          }
+      break;
+    case OpCategory::BroadcastInDim: {
+      Attrs a;
+      a.shape = {2, 3, 4};
+      a.axes = {1, 2};
+      cs.push_back(unaryCase(op, F32, {3, 1}, a));
+      a.axes = {0, 2};
+      cs.push_back(unaryCase(op, I32, {2, 4}, a));
+      break;
+    }
+    case OpCategory::Reshape:
+      for (Shape to : std::vector<Shape>{{2, 6}, {12}, {2, 2, 3}}) {
+        Attrs a;
+        a.shape = to;
+        cs.push_back(unaryCase(op, F32, {3, 4}, a));
+        // reshape of a transpose, fused
+        Builder b("reshape_of_transpose");
+        int x = b.param(ty(I64, {4, 3}));
+        int t = b.emit1(Op::Transpose, {x}, axesAttr({1, 0}));
+        cs.push_back({b.f->name, b.ret({b.emit1(Op::Neg, {b.emit1(op, {t}, a)})}),
+                      {randomArray(I64, {4, 3}, seed++)}});
+      }
+      break;
+    case OpCategory::Transpose:
+      cs.push_back(unaryCase(op, F32, {2, 3, 4}, axesAttr({2, 0, 1})));
+      cs.push_back(unaryCase(op, Bool, {2, 3}, axesAttr({1, 0})));
+      break;
+    case OpCategory::Concat:
+      for (int64_t axis : {0, 1}) {
+        Builder b("concat");
+        Shape s1 = axis == 1 ? Shape{2, 3} : Shape{3, 2}, s2 = axis == 1 ? Shape{2, 1} : Shape{1, 2};
+        int x = b.param(ty(F32, s1)), y = b.param(ty(F32, s2)), z = b.param(ty(F32, s1));
+        int ez = b.emit1(Op::Exp, {z});
+        cs.push_back({"concat", b.ret({b.emit1(op, {x, y, ez}, axesAttr({axis}))}),
+                      {randomArray(F32, s1, seed++), randomArray(F32, s2, seed++), randomArray(F32, s1, seed++)}});
+      }
+      break;
+    case OpCategory::Slice: {
+      Attrs a;
+      a.starts = {1, 2};
+      a.limits = {5, 7};
+      a.strides = {2, 3};
+      cs.push_back(unaryCase(op, F32, {6, 7}, a));
+      a.strides = {1, 1};
+      cs.push_back(unaryCase(op, U32, {6, 7}, a));
+      break;
+    }
+    case OpCategory::Reverse:
+      cs.push_back(unaryCase(op, F32, {3, 4}, axesAttr({0, 1})));
+      cs.push_back(unaryCase(op, I32, {3, 4}, axesAttr({1})));
+      break;
+    case OpCategory::DynamicSlice:
+      for (int64_t s0 : {-3, 1, 10}) {
+        Builder b("dynamic_slice");
+        int x = b.param(ty(F32, {6, 7})), i = b.param(ty(I32)), j = b.param(ty(I64));
+        Attrs a;
+        a.shape = {2, 3};
+        cs.push_back({b.f->name, b.ret({b.emit1(op, {x, i, j}, a)}),
+                      {randomArray(F32, {6, 7}, seed++), Array::scalarInt(I32, s0), Array::scalarInt(I64, 2)}});
+      }
+      break;
+    case OpCategory::DynamicUpdateSlice:
+      for (int64_t s0 : {-3, 1, 10})
+        for (bool fusedOperand : {false, true}) {
+          Builder b("dynamic_update_slice");
+          int x = b.param(ty(F32, {6, 7})), u = b.param(ty(F32, {2, 3})), i = b.param(ty(I32)),
+              j = b.param(ty(I32));
+          int o = fusedOperand ? b.emit1(Op::Neg, {x}) : x;
+          cs.push_back({b.f->name, b.ret({b.emit1(op, {o, u, i, j})}),
+                        {randomArray(F32, {6, 7}, seed++), randomArray(F32, {2, 3}, seed++),
+                         Array::scalarInt(I32, s0), Array::scalarInt(I32, 3)}});
+        }
+      break;
+    case OpCategory::DotGeneral:
+      for (DType t : {F32, F64, I32, I64}) {
+        struct Dims {
+          Shape l, r;
+          std::vector<int64_t> lc, rc, lb, rb;
+        };
+        for (const Dims& d : std::vector<Dims>{
+                 {{4, 5}, {5, 6}, {1}, {0}, {}, {}},          // matmul
+                 {{5, 4}, {5, 6}, {0}, {0}, {}, {}},          // lhs transposed
+                 {{4, 5}, {6, 5}, {1}, {1}, {}, {}},          // rhs transposed
+                 {{3, 4, 5}, {3, 5, 2}, {2}, {1}, {0}, {0}},  // batched
+                 {{4, 3, 5}, {5, 3, 2}, {2}, {0}, {1}, {1}},  // batch dims elsewhere
+                 {{5}, {5}, {0}, {0}, {}, {}},                // vector dot
+                 {{2, 3}, {4}, {}, {}, {}, {}}}) {            // outer product
+          Builder b("dot");
+          int x = b.param(ty(t, d.l)), y = b.param(ty(t, d.r));
+          Attrs a;
+          a.lhsContract = d.lc;
+          a.rhsContract = d.rc;
+          a.lhsBatch = d.lb;
+          a.rhsBatch = d.rb;
+          cs.push_back({std::string("dot_") + dtypeName(t), b.ret({b.emit1(op, {x, y}, a)}),
+                        {randomArray(t, d.l, seed++, false), randomArray(t, d.r, seed++, false)}});
+        }
+      }
+      break;
+    case OpCategory::Scan: {
+      // Fibonacci with swapped carries; ys = a (a carry passed through).
+      Builder body("fib");
+      int x = body.param(ty(I32)), y = body.param(ty(I32));
+      body.ret({y, body.emit1(Op::Add, {x, y}), x});
+      for (bool rev : {false, true}) {
+        Builder b("fib_scan");
+        int a0 = b.param(ty(I32)), b0 = b.param(ty(I32));
+        Attrs a;
+        a.length = 12;
+        a.numCarry = 2;
+        a.reverse = rev;
+        cs.push_back({"fib_scan", b.ret(b.emit(op, {a0, b0}, a, {body.f})),
+                      {Array::scalarInt(I32, 0), Array::scalarInt(I32, 1)}});
+      }
+      // A const, a carry vector, xs matrix, two ys; reverse both ways.
+      Builder step("step");
+      int k = step.param(ty(F32, {4})), c = step.param(ty(F32, {4})), xi = step.param(ty(F32, {4}));
+      int nc = step.emit1(Op::Add, {step.emit1(Op::Mul, {c, k}), xi});
+      int total = step.emit1(Op::ReduceSum, {nc}, axesAttr({0}));
+      step.ret({nc, step.emit1(Op::Tanh, {nc}), total});
+      for (bool rev : {false, true}) {
+        Builder b("vector_scan");
+        int kk = b.param(ty(F32, {4})), c0 = b.param(ty(F32, {4})), xs = b.param(ty(F32, {7, 4}));
+        Attrs a;
+        a.length = 7;
+        a.numConsts = 1;
+        a.numCarry = 1;
+        a.reverse = rev;
+        cs.push_back({"vector_scan", b.ret(b.emit(op, {kk, b.emit1(Op::Exp, {c0}), xs}, a, {step.f})),
+                      {randomArray(F32, {4}, seed++, false), randomArray(F32, {4}, seed++, false),
+                       randomArray(F32, {7, 4}, seed++, false)}});
+      }
+      // Nested: the outer body scans each row of its x slice.
+      Builder inner("inner");
+      int ic = inner.param(ty(F32)), ix = inner.param(ty(F32));
+      int is = inner.emit1(Op::Add, {ic, ix});
+      inner.ret({is, is});
+      Builder outer("outer");
+      int oc = outer.param(ty(F32)), ox = outer.param(ty(F32, {5}));
+      Attrs ia;
+      ia.length = 5;
+      ia.numCarry = 1;
+      std::vector<int> r = outer.emit(op, {oc, ox}, ia, {inner.f});
+      outer.ret({r[0], r[1]});
+      Builder b("nested_scan");
+      int c0 = b.param(ty(F32)), xs = b.param(ty(F32, {3, 5}));
+      Attrs oa;
+      oa.length = 3;
+      oa.numCarry = 1;
+      cs.push_back({"nested_scan", b.ret(b.emit(op, {c0, xs}, oa, {outer.f})),
+                    {Array::scalar(F32, 0.5), randomArray(F32, {3, 5}, seed++, false)}});
+      break;
+    }
+    case OpCategory::While: {
+      // while i < n: (i, s) = (i + 1, s * 2 + v)
+      Builder cond("cond");
+      int n = cond.param(ty(I32)), ci = cond.param(ty(I32));
+      cond.param(ty(F32, {3}));
+      cond.ret({cond.emit1(Op::Lt, {ci, n})});
+      Builder body("body");
+      int one = body.param(ty(I32)), bi = body.param(ty(I32)), bs = body.param(ty(F32, {3}));
+      body.ret({body.emit1(Op::Add, {bi, one}),
+                body.emit1(Op::Add, {body.emit1(Op::Add, {bs, bs}), body.constant(F32, 0.25, {3})})});
+      for (int limit : {-1, 0, 6}) {
+        Builder b("while");
+        int pn = b.param(ty(I32)), pone = b.param(ty(I32)), pi = b.param(ty(I32)), ps = b.param(ty(F32, {3}));
+        Attrs a;
+        a.numConsts = 1;
+        a.numBodyConsts = 1;
+        cs.push_back({"while", b.ret(b.emit(op, {pn, pone, pi, ps}, a, {cond.f, body.f})),
+                      {Array::scalarInt(I32, limit), Array::scalarInt(I32, 1), Array::scalarInt(I32, 0),
+                       randomArray(F32, {3}, seed++, false)}});
+      }
+      break;
+    }
+    case OpCategory::Cond: {
+      auto branch = [](const char* name, Op o) {
+        Builder b(name);
+        int x = b.param(ty(F32, {2})), y = b.param(ty(F32, {2}));
+        return b.ret({b.emit1(o, {x}), y});
+      };
+      std::vector<FuncPtr> three = {branch("neg", Op::Neg), branch("abs", Op::Abs), branch("floor", Op::Floor)};
+      for (int64_t i : {-3, 0, 1, 2, 7}) {
+        Builder b("cond");
+        int p = b.param(ty(I32)), x = b.param(ty(F32, {2})), y = b.param(ty(F32, {2}));
+        cs.push_back({"cond3", b.ret(b.emit(op, {p, x, y}, {}, three)),
+                      {Array::scalarInt(I32, i), randomArray(F32, {2}, seed++), randomArray(F32, {2}, seed++)}});
+      }
+      for (int64_t i : {0, 1}) {
+        Builder b("cond_bool");
+        int p = b.param(ty(Bool)), x = b.param(ty(F32, {2})), y = b.param(ty(F32, {2}));
+        cs.push_back({"cond2", b.ret(b.emit(op, {p, x, y}, {}, {three[0], three[1]})),
+                      {Array::scalarInt(Bool, i), randomArray(F32, {2}, seed++), randomArray(F32, {2}, seed++)}});
+      }
+      break;
+    }
+  }
+  return cs;
+}
+
+TEST(CpuBackend, EveryOpMatchesTheInterpreter) {
+  for (Op op : allOps()) {
+    SCOPED_TRACE(opName(op));
+    std::vector<Case> cs = casesFor(op);
+    EXPECT_FALSE(cs.empty()) << "no CPU test for " << opName(op);
+    for (const Case& c : cs) check(c);
+  }
+}
+
+TEST(CpuBackend, ScanCarriesAreNotCopiedPerIteration) {
+  Builder body("step");
+  int c = body.param(ty(F32, {64})), x = body.param(ty(F32, {64}));
+  int half = body.constant(F32, 0.5, {64});
+  body.ret({body.emit1(Op::Add, {body.emit1(Op::Mul, {c, half}), x}), body.emit1(Op::Sin, {c})});
+  Builder b("scan");
+  int c0 = b.param(ty(F32, {64})), xs = b.param(ty(F32, {50, 64}));
+  Attrs a;
+  a.length = 50;
+  a.numCarry = 1;
+  int init = b.emit1(Op::Cos, {c0});  // a dead temporary: becomes the carry buffer, no copy
+  Case cs{"scan", b.ret(b.emit(Op::Scan, {init, xs}, a, {body.f})),
+          {randomArray(F32, {64}, 7, false), randomArray(F32, {50, 64}, 8, false)}};
+  RunStats stats;
+  check(cs, &stats);
+  EXPECT_EQ(stats.copiedBytes, 0u);
+}
+
+TEST(CpuBackend, BigArraysTakeTheParallelPath) {
+  Builder b("big");
+  int x = b.param(ty(F32, {512, 512}));
+  int s = b.emit1(Op::Mul, {b.emit1(Op::Sin, {x}), b.emit1(Op::Exp, {x})});
+  int rows = b.emit1(Op::ReduceSum, {s}, axesAttr({1}));
+  int cols = b.emit1(Op::ReduceMax, {s}, axesAttr({0}));
+  int cum = b.emit1(Op::CumSum, {x}, axesAttr({1}));
+  check({"big", b.ret({s, rows, cols, cum}), {randomArray(F32, {512, 512}, 11, false)}});
+
+  Builder m("big_matmul");
+  int l = m.param(ty(F64, {128, 96})), r = m.param(ty(F64, {96, 160}));
+  Attrs a;
+  a.lhsContract = {1};
+  a.rhsContract = {0};
+  check({"big_matmul", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
+         {randomArray(F64, {128, 96}, 12, false), randomArray(F64, {96, 160}, 13, false)}});
+}
+
+TEST(CpuBackend, SecondCompileHitsTheCache) {
+  auto make = [] {
+    Builder b("cached");
+    int x = b.param(ty(F32, {10}));
+    return b.ret({b.emit1(Op::Exp, {x})});
+  };
+  std::unique_ptr<Backend> be = makeCpuBackend(2);
+  CompileStats s1, s2;
+  auto e1 = be->compile(make(), &s1);
+  auto e2 = be->compile(make(), &s2);
+  EXPECT_FALSE(s1.cacheHit);
+  EXPECT_TRUE(s2.cacheHit);
+  EXPECT_EQ(s1.kernels, 1);
+  Array x = randomArray(F32, {10}, 3, false);
+  EXPECT_TRUE(closeArrays(e2->run({x})[0], e1->run({x})[0]));
+}
+
+TEST(CpuBackend, EmitsVectorisedLLVMAndAssembly) {
+  Builder b("vec");
+  int x = b.param(ty(F32, {1024}));
+  FuncPtr f = b.ret({b.emit1(Op::Sin, {b.emit1(Op::Mul, {x, x})})});
+  std::string ir = emitLLVM(f, 2);
+  EXPECT_NE(ir.find("define void @scn_main"), std::string::npos);
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;  // vectorised
+  // sin on vectors goes to libmvec (AVX2: 8 lanes; SSE: 4) rather than a scalar loop.
+  EXPECT_NE(ir.find("_ZGV"), std::string::npos) << ir;
+  std::string asmText = emitAsm(f, 2);
+  EXPECT_NE(asmText.find("scn_main"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scn

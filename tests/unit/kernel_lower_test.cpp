@@ -1,0 +1,171 @@
+// Structure checks of the lowering (Futhark-style): what fuses into how many kernels, what is
+// materialised, that loop carries are not copied per iteration, and that buffers are reused.
+#include <gtest/gtest.h>
+
+#include "jit/kernel/kernel_ir.hpp"
+#include "kernel_test_util.hpp"
+
+namespace scn {
+namespace {
+
+using ktest::axesAttr;
+using ktest::Builder;
+using ktest::ty;
+const DType F32 = DType::F32, I32 = DType::I32;
+
+int temps(const kir::Program& p) {
+  int n = 0;
+  for (const kir::BufferInfo& b : p.buffers) n += b.kind == kir::BufferKind::Temp;
+  return n;
+}
+
+TEST(KernelLower, ElementwiseChainWithBroadcastIsOneKernel) {
+  // sin(x * x + 1)
+  Builder b;
+  int x = b.param(ty(F32, {16}));
+  int one = b.constant(F32, 1.0, {16});
+  int y = b.emit1(Op::Sin, {b.emit1(Op::Add, {b.emit1(Op::Mul, {x, x}), one})});
+  kir::Program p = kir::lower(*b.ret({y}));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Launch), 1);
+  EXPECT_EQ(temps(p), 1);
+  std::string text = kir::printKernels(p);
+  EXPECT_NE(text.find("sin(add(mul(b0[i0], b0[i0]), 0x1p+0f32))"), std::string::npos) << text;
+}
+
+TEST(KernelLower, ReductionFusesWithItsProducer) {
+  // sum(exp(x)) over all axes of f32[8, 4]
+  Builder b;
+  int x = b.param(ty(F32, {8, 4}));
+  int s = b.emit1(Op::ReduceSum, {b.emit1(Op::Exp, {x})}, axesAttr({0, 1}));
+  kir::Program p = kir::lower(*b.ret({s}));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_TRUE(p.kernels[0].dims.empty());
+  EXPECT_NE(kir::printKernels(p).find("exp(b0["), std::string::npos);
+}
+
+TEST(KernelLower, IndexOpsFuseAsIndexArithmetic) {
+  // reshape(transpose(x)) + slice(reverse(y)) is one kernel: no transposed copy is made.
+  Builder b;
+  int x = b.param(ty(F32, {3, 4})), y = b.param(ty(F32, {14}));
+  Attrs t = axesAttr({1, 0});
+  Attrs r;
+  r.shape = {12};
+  int xt = b.emit1(Op::Reshape, {b.emit1(Op::Transpose, {x}, t)}, r);
+  Attrs sl;
+  sl.starts = {1};
+  sl.limits = {13};
+  sl.strides = {1};
+  int ys = b.emit1(Op::Slice, {b.emit1(Op::Reverse, {y}, axesAttr({0}))}, sl);
+  kir::Program p = kir::lower(*b.ret({b.emit1(Op::Add, {xt, ys})}));
+  EXPECT_EQ(p.kernels.size(), 1u) << kir::printKernels(p);
+}
+
+TEST(KernelLower, MultiplyUsedArithmeticIsMaterialisedButIndexOpsAreNot) {
+  Builder b;
+  int x = b.param(ty(F32, {8}));
+  int e = b.emit1(Op::Exp, {x});
+  int s = b.emit1(Op::ReduceSum, {e}, axesAttr({0}));
+  int d = b.emit1(Op::Add, {e, e});
+  kir::Program p = kir::lower(*b.ret({s, d}));
+  EXPECT_EQ(p.kernels.size(), 3u) << kir::printKernels(p);  // exp, sum, add
+
+  Builder c;
+  int m = c.param(ty(F32, {4, 8}));
+  int t = c.emit1(Op::Transpose, {m}, axesAttr({1, 0}));
+  int st = c.emit1(Op::ReduceSum, {t}, axesAttr({1}));
+  int nt = c.emit1(Op::Neg, {t});
+  kir::Program q = kir::lower(*c.ret({st, nt}));
+  EXPECT_EQ(q.kernels.size(), 2u) << kir::printKernels(q);  // the transpose is recomputed
+}
+
+TEST(KernelLower, DeadTemporariesAreReused) {
+  Builder b;
+  int x = b.param(ty(F32, {64}));
+  int c = x;
+  for (int i = 0; i < 4; ++i) c = b.emit1(Op::CumSum, {c}, axesAttr({0}));
+  kir::Program p = kir::lower(*b.ret({c}));
+  EXPECT_EQ(p.kernels.size(), 4u);
+  EXPECT_EQ(temps(p), 2) << kir::printKernels(p);
+}
+
+FuncPtr elementwiseScan(int64_t n, int64_t len, bool reverse) {
+  // scan(|c, x| (c * x + 1, sin(c)), c0, xs)
+  Builder body("step");
+  int c = body.param(ty(F32, {n})), x = body.param(ty(F32, {n}));
+  int nc = body.emit1(Op::Add, {body.emit1(Op::Mul, {c, x}), body.constant(F32, 1, {n})});
+  body.ret({nc, body.emit1(Op::Sin, {c})});
+  Builder b("scanner");
+  int c0 = b.param(ty(F32, {n})), xs = b.param(ty(F32, {len, n}));
+  Attrs a;
+  a.length = len;
+  a.numCarry = 1;
+  a.reverse = reverse;
+  return b.ret(b.emit(Op::Scan, {c0, xs}, a, {body.f}));
+}
+
+const kir::Step* findLoop(const std::vector<kir::Step>& steps) {
+  for (const kir::Step& s : steps)
+    if (s.kind == kir::StepKind::Loop) return &s;
+  return nullptr;
+}
+
+TEST(KernelLower, ElementwiseScanBodyHasNoPerIterationCopy) {
+  kir::Program p = kir::lower(*elementwiseScan(8, 10, false));
+  const kir::Step* loop = findLoop(p.steps);
+  ASSERT_NE(loop, nullptr) << kir::printKernels(p);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Copy), 0) << kir::printKernels(p);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Swap), 1);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Launch), 2) << kir::printKernels(p);
+  // xs are read at offset h*8 and ys written at offset h*8: no slice copies.
+  std::string text = kir::printKernels(p);
+  EXPECT_NE(text.find("(h0 * 8)"), std::string::npos) << text;
+}
+
+TEST(KernelLower, ReverseScanWritesYsAtTheMirroredOffset) {
+  std::string text = kir::printKernels(kir::lower(*elementwiseScan(8, 10, true)));
+  EXPECT_NE(text.find("((9 - h0) * 8)"), std::string::npos) << text;
+}
+
+TEST(KernelLower, InPlaceDynamicUpdateOfACarryNeedsNoSwap) {
+  // scan(|c, x| (dynamic_update_slice(c, x[None], i), ...)): the carry is updated in place.
+  Builder body("step");
+  int c = body.param(ty(F32, {16})), x = body.param(ty(F32));
+  int i = body.constant(I32, 3);
+  Attrs r;
+  r.shape = {1};
+  int upd = body.emit1(Op::DynamicUpdateSlice, {c, body.emit1(Op::Reshape, {x}, r), i});
+  body.ret({upd});
+  Builder b;
+  int c0 = b.param(ty(F32, {16})), xs = b.param(ty(F32, {5}));
+  Attrs a;
+  a.length = 5;
+  a.numCarry = 1;
+  kir::Program p = kir::lower(*b.ret(b.emit(Op::Scan, {c0, xs}, a, {body.f})));
+  const kir::Step* loop = findLoop(p.steps);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Swap), 0) << kir::printKernels(p);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Copy), 0);
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Launch), 1);
+}
+
+TEST(KernelLower, MatmulIsAGemmCallAndIntegerMatmulIsLoops) {
+  for (DType t : {F32, I32}) {
+    Builder b;
+    int x = b.param(ty(t, {4, 5})), y = b.param(ty(t, {5, 6}));
+    Attrs a;
+    a.lhsContract = {1};
+    a.rhsContract = {0};
+    kir::Program p = kir::lower(*b.ret({b.emit1(Op::DotGeneral, {x, y}, a)}));
+    EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Gemm), t == F32 ? 1 : 0);
+    EXPECT_EQ(p.kernels.size(), t == F32 ? 0u : 1u);
+  }
+}
+
+TEST(KernelLower, PrintingIsStable) {
+  FuncPtr f = elementwiseScan(4, 3, false);
+  EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));
+}
+
+}  // namespace
+}  // namespace scn
