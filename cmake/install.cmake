@@ -73,5 +73,6 @@ install(FILES ${CMAKE_BINARY_DIR}/generated/scnConfig.cmake
 
 # pkg-config: relocatable (paths relative to the .pc file), so `cmake --install --prefix` works.
 file(RELATIVE_PATH SCN_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" SCN_PC_TO_PREFIX "${SCN_PC_TO_PREFIX}")
 configure_file(${SCN_ROOT}/cmake/scn.pc.in ${CMAKE_BINARY_DIR}/generated/scn.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/generated/scn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -89,6 +89,20 @@ struct Context::Impl {
   StatusCode firstCode = StatusCode::Ok;
   StatusCode override = StatusCode::Ok;  // the category of the diagnostic being reported
 
+  /// Runs when the context and every Function handle on it are gone. Global closures hold the
+  /// global scope that holds them (a shared_ptr cycle): unbinding the globals frees both, so a
+  /// host that creates many contexts does not leak one scope per context.
+  ~Impl() {
+    if (!session) return;
+    try {
+      std::shared_ptr<Env> g = session->evaluator().globals();
+      std::vector<std::string> names;
+      for (const auto& entry : g->vars()) names.push_back(entry.first);
+      for (const std::string& n : names) g->define(n, Value::none());
+    } catch (...) {
+    }
+  }
+
   /// Starts an API call: forget the previous call's error.
   void begin() {
     sawError = false;

@@ -1,5 +1,6 @@
 // Builtins over arrays: creation, elementwise math, reductions, shape manipulation, I/O checks.
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "lang/builtin_args.hpp"
@@ -284,11 +285,10 @@ Value stack(Evaluator& ev, CallArgs& c) {
   std::vector<AVal> xs = arrayList(a.get(0), a.span(0), "stack");
   if (xs.empty()) fail("E0207", c.span, "stack needs at least one array");
   int64_t axis = ArrayOps::normAxis(a.integer(1, 0, StaticUse::Axis), xs[0].type.shape.size() + 1, a.span(1), "stack");
-  for (AVal& x : xs) {
+  for (const AVal& x : xs)
     if (x.type.shape != xs[0].type.shape)
       fail("E0207", c.span, "stack got arrays of different shapes " + shapeString(xs[0].type.shape) + " and " + shapeString(x.type.shape));
-    x = ev.ops().expandDims(x, axis, c.span);
-  }
+  for (AVal& x : xs) x = ev.ops().expandDims(x, axis, c.span);
   return arr(ev.ops().concat(xs, axis, c.span));
 }
 
@@ -375,19 +375,43 @@ Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
 
 // ---- output and checks ----
 
+// print(values...): prints when evaluated. Inside a traced function that is trace time (once
+// per signature, as Python's print under jax.jit): static values print as values, traced ones
+// as "traced f32[3]".
 Value print(Evaluator& ev, CallArgs& c) {
   std::string line;
-  for (size_t i = 0; i < c.pos.size(); ++i) {
-    if (c.pos[i].isArray() && !c.pos[i].array->isStatic() && ev.tracer().tracing())
-      fail("E0102", c.posSpans[i],
-           "concretization error: print needs a static value, but this one is traced (" +
-               typeString(c.pos[i].array->type) + ")",
-           "print the result outside the function, or return it");
-    line += (i ? " " : "") + ev.format(c.pos[i]);
-  }
+  for (size_t i = 0; i < c.pos.size(); ++i) line += (i ? " " : "") + ev.format(c.pos[i]);
   if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "print takes no keyword arguments");
   ev.host().out(line + "\n");
   return Value::none();
+}
+
+// array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
+Value array(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "array", {"x", "dtype="});
+  std::function<AVal(const Value&)> build = [&](const Value& v) -> AVal {
+    if (!v.isTuple()) return toArray(v, a.span(0), "array");
+    if (v.elems->empty()) fail("E0207", a.span(0), "array of an empty tuple has no dtype", "use zeros((0,))");
+    std::vector<AVal> parts;
+    for (const Value& e : *v.elems) parts.push_back(build(e));
+    DType t = parts[0].type.dtype;
+    bool weak = true;
+    for (const AVal& p : parts) {
+      t = promoteTypes(AVal::of(Array(t, {}), weak), p);
+      weak = weak && p.weak;
+      if (p.type.shape != parts[0].type.shape)
+        fail("E0207", a.span(0), "array got ragged elements of shapes " + shapeString(parts[0].type.shape) + " and " + shapeString(p.type.shape));
+    }
+    for (AVal& p : parts) p = ev.ops().expandDims(ev.ops().convert(p, t, c.span), 0, c.span);
+    AVal r = ev.ops().concat(parts, 0, c.span);
+    r.weak = weak;
+    return r;
+  };
+  AVal r = build(a.get(0));
+  if (auto t = a.dtype(1)) r = ev.ops().convert(r, *t, c.span);
+  else r = defaultize(r);
+  r.weak = false;
+  return arr(r);
 }
 
 Value assertBuiltin(Evaluator& ev, CallArgs& c) {
@@ -508,6 +532,7 @@ std::map<std::string, Builtin> makeTable() {
   add("dynamic_slice", dynamicSlice, "dynamic_slice(x, starts, sizes)");
   add("dynamic_update_slice", dynamicUpdateSlice, "dynamic_update_slice(x, update, starts)");
   add("print", print, "print(values...)");
+  add("array", array, "array(x, dtype=None)");
   add("assert", assertBuiltin, "assert(cond, message=)");
   add("assert_close", assertClose, "assert_close(a, b, rtol=1e-5, atol=1e-8)");
   registerControlBuiltins(m);

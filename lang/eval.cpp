@@ -95,6 +95,20 @@ void Evaluator::flatten(const Value& v, std::vector<AVal>& leaves, TreeDef& def,
   }
 }
 
+bool isPytree(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: case ValueKind::None: return true;
+    case ValueKind::Tuple:
+      for (const Value& e : *v.elems)
+        if (!isPytree(e)) return false;
+      return true;
+    case ValueKind::String: case ValueKind::Closure: case ValueKind::Builtin:
+    case ValueKind::Vmap: case ValueKind::DType:
+      return false;
+  }
+  return false;
+}
+
 Value Evaluator::unflatten(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos) {
   switch (def.kind) {
     case TreeDef::Leaf: return Value::ofArray(leaves.at(pos++));
@@ -564,7 +578,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
 
 Value Evaluator::call(const Value& callee, CallArgs& args) {
   switch (callee.kind) {
-    case ValueKind::Closure: return callClosure(*callee.closure, args);
+    case ValueKind::Closure: return callClosure(callee.closure, args);
     case ValueKind::Builtin: return callee.builtin->fn(*this, args);
     case ValueKind::Vmap: return callVmap(*callee.vmap, args);
     case ValueKind::DType: {
@@ -618,9 +632,9 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
   return out;
 }
 
-Value Evaluator::callClosure(const Closure& c, CallArgs& args) {
-  std::vector<Value> bound = bindParams(c, args);
-  if (tracer_.tracing()) return inlineClosure(c, std::move(bound));
+Value Evaluator::callClosure(const std::shared_ptr<Closure>& c, CallArgs& args) {
+  std::vector<Value> bound = bindParams(*c, args);
+  if (tracer_.tracing()) return inlineClosure(*c, std::move(bound));
   return callCompiled(c, std::move(bound), args.span);
 }
 
@@ -670,7 +684,8 @@ void keyOf(const Value& v, bool isStatic, std::ostringstream& key) {
 
 }  // namespace
 
-Value Evaluator::callCompiled(const Closure& c, std::vector<Value> bound, Span span) {
+Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span) {
+  const Closure& c = *closure;
   const auto& params = *c.params;
   std::ostringstream keyStream;
   for (size_t i = 0; i < bound.size(); ++i) {
@@ -688,6 +703,8 @@ Value Evaluator::callCompiled(const Closure& c, std::vector<Value> bound, Span s
   std::string key = keyStream.str();
   CallRecord rec;
   rec.fn = c.name;
+  // Keyed by the closure's identity; the entry keeps the closure alive so its address is never
+  // reused by another function while the cache remembers it.
   auto& perFn = cache_[&c];
   auto it = perFn.find(key);
   if (it == perFn.end()) {
@@ -718,6 +735,11 @@ Value Evaluator::callCompiled(const Closure& c, std::vector<Value> bound, Span s
     }
     Value result;
     tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs); });
+    if (!isPytree(result)) {
+      // A function that returns functions (a combinator such as `|f| |v| f(f(v))`) has nothing
+      // to compile: it runs eagerly, as Python code around jax.jit would.
+      return inlineClosure(c, bound);
+    }
     std::vector<AVal> outLeaves;
     TreeDef outTree;
     flatten(result, outLeaves, outTree, c.span, "a function result");
@@ -735,7 +757,7 @@ Value Evaluator::callCompiled(const Closure& c, std::vector<Value> bound, Span s
     if (!err.empty()) internalError("IR of `" + c.name + "` fails verification: " + err);
     rec.traced = true;
     rec.traceMs = msSince(t0);
-    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak}).first;
+    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure}).first;
   }
   // Run: flatten the non-static arguments in parameter order.
   std::vector<Array> in;

@@ -120,9 +120,9 @@ class Evaluator {
   void setGlobals(std::shared_ptr<Env> g) { globals_ = std::move(g); }
 
  private:
-  Value callClosure(const Closure& c, CallArgs& args);
+  Value callClosure(const std::shared_ptr<Closure>& c, CallArgs& args);
   Value inlineClosure(const Closure& c, std::vector<Value> bound);
-  Value callCompiled(const Closure& c, std::vector<Value> bound, Span span);
+  Value callCompiled(const std::shared_ptr<Closure>& c, std::vector<Value> bound, Span span);
   Value callVmap(const VmapFn& v, CallArgs& args);
   std::vector<Value> bindParams(const Closure& c, CallArgs& args);
   Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
@@ -136,6 +136,7 @@ class Evaluator {
     FuncPtr func;
     TreeDef outTree;
     std::vector<bool> outWeak;
+    std::shared_ptr<Closure> closure;
   };
 
   EvalHost host_;
@@ -143,12 +144,14 @@ class Evaluator {
   ArrayOps ops_;
   std::shared_ptr<Env> globals_;
   std::map<const Closure*, std::map<std::string, Compiled>> cache_;
-  std::vector<std::shared_ptr<Closure>> keepAlive_;  // closures referenced by cache keys
   std::vector<std::shared_ptr<Program>> imported_;
   std::set<std::string> importedPaths_;
   std::vector<CallRecord> records_;
   int depth_ = 0;
 };
+
+/// Whether a value is a tree of arrays, tuples and None (what compiled code can return).
+bool isPytree(const Value& v);
 
 /// Registers a value as "needs an array": converts numbers/bools; errors for other kinds.
 AVal toArray(const Value& v, Span span, const char* what);

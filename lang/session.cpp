@@ -50,10 +50,9 @@ void Session::reset() {
   std::vector<Value> argv;
   for (const std::string& a : opts_.scriptArgs) argv.push_back(Value::ofString(a));
   eval_->globals()->define("args", Value::ofTuple(argv));
-  for (const auto& [name, text] : stdlibFiles()) {
-    if (!run("<stdlib>/" + std::string(name), std::string(text)))
-      internalError("the stdlib file " + std::string(name) + " failed to load");
-  }
+  // A stdlib file that fails to load is a bug in scn; its diagnostics say where, and the
+  // session goes on without the rest of that file.
+  for (const auto& [name, text] : stdlibFiles()) run("<stdlib>/" + std::string(name), std::string(text));
 }
 
 bool Session::setBackend(const std::string& name) {

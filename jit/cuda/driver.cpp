@@ -90,8 +90,23 @@ DriverLoad doLoadDriver() {
 std::string Driver::errorText(CUresult r) const {
   const char* name = nullptr;
   const char* text = nullptr;
-  if (getErrorName) getErrorName(r, &name);
-  if (getErrorString) getErrorString(r, &text);
+  if (getErrorName && getErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
+  if (getErrorString && getErrorString(r, &text) != CUDA_SUCCESS) text = nullptr;
+  if (!name) {
+    // The errors of a failed start, named even when the library cannot name them (the stub).
+    const struct { CUresult r; const char* name; const char* text; } known[] = {
+        {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", nullptr},
+        {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", nullptr},
+        {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "the toolkit's stub, not a driver"},
+        {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", nullptr},
+        {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", nullptr},
+    };
+    for (const auto& k : known)
+      if (k.r == r) {
+        name = k.name;
+        if (!text) text = k.text;
+      }
+  }
   std::string s = name ? name : "CUDA error " + std::to_string(static_cast<int>(r));
   if (text) s += std::string(" (") + text + ")";
   return s;

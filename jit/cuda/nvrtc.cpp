@@ -44,9 +44,15 @@ std::string hexKey(const std::string& key) {
 
 std::string nvrtcError(nvrtcResult r) { return nvrtcGetErrorString(r); }
 
-std::vector<std::string> nvrtcOptions(const std::string& arch) {
-  return {"--gpu-architecture=" + virtualArch(arch), "--std=c++17", "--fmad=false",
-          "--diag-suppress=177"};  // 177: prelude functions a program does not use
+std::vector<std::string> nvrtcOptions(const std::string& arch, PtxOpt opt) {
+  std::vector<std::string> o = {"--gpu-architecture=" + virtualArch(arch), "--std=c++17",
+                                "--fmad=false",
+                                "--diag-suppress=177"};  // 177: prelude functions left unused
+  switch (opt) {
+    case PtxOpt::Full: break;
+    case PtxOpt::Fast: o.push_back("-Ofc=max"); break;
+  }
+  return o;
 }
 
 }  // namespace
@@ -133,9 +139,9 @@ std::string archForDevice(int major, int minor) {
   return "sm_" + std::to_string(best);
 }
 
-std::string nvrtcOptionsText(const std::string& arch) {
+std::string nvrtcOptionsText(const std::string& arch, PtxOpt opt) {
   std::string s;
-  for (const std::string& o : nvrtcOptions(arch)) s += (s.empty() ? "" : " ") + o;
+  for (const std::string& o : nvrtcOptions(arch, opt)) s += (s.empty() ? "" : " ") + o;
   return s;
 }
 
@@ -146,9 +152,9 @@ std::string nvrtcVersionString() {
 }
 
 PtxResult compilePtx(const std::string& source, const std::string& arch, PtxCache* cache,
-                     const std::string& name) {
-  std::vector<std::string> opts = nvrtcOptions(arch);
-  std::string key = "nvrtc " + nvrtcVersionString() + "\n" + nvrtcOptionsText(arch) + "\n" + source;
+                     const std::string& name, PtxOpt opt) {
+  std::vector<std::string> opts = nvrtcOptions(arch, opt);
+  std::string key = "nvrtc " + nvrtcVersionString() + "\n" + nvrtcOptionsText(arch, opt) + "\n" + source;
   PtxResult out;
   if (cache) {
     if (std::optional<std::string> hit = cache->get(key)) {

@@ -1,6 +1,7 @@
 // CUDA C++ -> PTX with NVRTC, and the persistent on-disk PTX cache.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -10,6 +11,10 @@ namespace scn::cuda {
 
 /// The architecture PTX is generated for when no device says otherwise (an H100/H200).
 inline constexpr const char* kDefaultArch = "sm_90";
+
+/// How hard NVRTC optimises: Full for code that runs, Fast (-Ofc=max, about 8x quicker) for
+/// code that is only checked, e.g. the test suite's every-op translation unit.
+enum class PtxOpt : uint8_t { Full, Fast };
 
 /// A directory of PTX files named by a hash of (NVRTC version, options, architecture, source).
 /// Writes are atomic (temporary file + rename), so processes may share it. An unusable
@@ -50,7 +55,7 @@ std::string virtualArch(const std::string& arch);
 std::string archForDevice(int major, int minor);
 
 /// The NVRTC options used for every compile (see Note [NVRTC options] in nvrtc.cpp).
-std::string nvrtcOptionsText(const std::string& arch);
+std::string nvrtcOptionsText(const std::string& arch, PtxOpt opt = PtxOpt::Full);
 
 /// NVRTC's version as "13.0".
 std::string nvrtcVersionString();
@@ -58,7 +63,7 @@ std::string nvrtcVersionString();
 /// Compiles one translation unit to PTX for `arch`. Generated code that fails to compile is a
 /// bug: an internal error whose text carries NVRTC's log. cache may be null.
 PtxResult compilePtx(const std::string& source, const std::string& arch, PtxCache* cache,
-                     const std::string& name = "scn.cu");
+                     const std::string& name = "scn.cu", PtxOpt opt = PtxOpt::Full);
 
 /// Lowers, prints and compiles `f` (--emit=ptx); arch "" means kDefaultArch. Uses the default
 /// cache directory. Needs no GPU.

@@ -16,23 +16,23 @@ std::string printTokens(const SourceFile& file, DiagnosticSink& sink) {
     first = false;
     auto [line, col] = file.lineCol(t.span.begin);
     out += std::to_string(line) + ":" + std::to_string(col) + " ";
-    switch (t.kind) {
-      case TokenKind::End: out += "end"; break;
-      case TokenKind::Error: out += "error"; break;
-      case TokenKind::Ident: out += "ident " + std::string(t.span.text()); break;
-      case TokenKind::String: out += "string " + quoteString(stringValue(t)); break;
-      case TokenKind::Number:
-        out += "number " + std::string(t.span.text()) + " ";
-        if (t.malformed) out += "(invalid)";
-        else if (t.overflow) out += "(out of range)";
-        else if (t.isFloat) out += "(float " + formatFloat(t.floatValue);
-        else out += "(int " + std::to_string(t.intValue);
-        if (!t.malformed && !t.overflow)
-          out += (t.suffix().empty() ? "" : " " + std::string(t.suffix())) + ")";
-        break;
-      default:
-        out += std::string(tokenKindName(t.kind)) + " " + tokenSpelling(t.kind);
-        break;
+    if (t.kind == TokenKind::End) {
+      out += "end";
+    } else if (t.kind == TokenKind::Error) {
+      out += "error";
+    } else if (t.kind == TokenKind::Ident) {
+      out += "ident " + std::string(t.span.text());
+    } else if (t.kind == TokenKind::String) {
+      out += "string " + quoteString(stringValue(t));
+    } else if (t.kind == TokenKind::Number) {
+      out += "number " + std::string(t.span.text()) + " ";
+      std::string suffix = t.suffix().empty() ? "" : " " + std::string(t.suffix());
+      if (t.malformed) out += "(invalid)";
+      else if (t.overflow) out += "(out of range)";
+      else if (t.isFloat) out += "(float " + formatFloat(t.floatValue) + suffix + ")";
+      else out += "(int " + std::to_string(t.intValue) + suffix + ")";
+    } else {
+      out += std::string(tokenKindName(t.kind)) + " " + tokenSpelling(t.kind);
     }
     out += "\n";
   }

@@ -8,25 +8,23 @@ namespace scn {
 
 namespace {
 
+// The binary operators by token; `**` is not here: parsePower handles it, above the unary
+// operators. Precedences come from precedence(BinaryOp).
+constexpr std::pair<TokenKind, BinaryOp> kBinaryOps[] = {
+    {TokenKind::Plus, BinaryOp::Add},      {TokenKind::Minus, BinaryOp::Sub},
+    {TokenKind::Star, BinaryOp::Mul},      {TokenKind::Slash, BinaryOp::Div},
+    {TokenKind::SlashSlash, BinaryOp::FloorDiv}, {TokenKind::Percent, BinaryOp::Mod},
+    {TokenKind::At, BinaryOp::MatMul},     {TokenKind::EqEq, BinaryOp::Eq},
+    {TokenKind::BangEq, BinaryOp::Ne},     {TokenKind::Lt, BinaryOp::Lt},
+    {TokenKind::Le, BinaryOp::Le},         {TokenKind::Gt, BinaryOp::Gt},
+    {TokenKind::Ge, BinaryOp::Ge},         {TokenKind::AmpAmp, BinaryOp::And},
+    {TokenKind::PipePipe, BinaryOp::Or},
+};
+
 std::optional<BinaryOp> binaryOpOf(TokenKind k) {
-  switch (k) {
-    case TokenKind::Plus: return BinaryOp::Add;
-    case TokenKind::Minus: return BinaryOp::Sub;
-    case TokenKind::Star: return BinaryOp::Mul;
-    case TokenKind::Slash: return BinaryOp::Div;
-    case TokenKind::SlashSlash: return BinaryOp::FloorDiv;
-    case TokenKind::Percent: return BinaryOp::Mod;
-    case TokenKind::At: return BinaryOp::MatMul;
-    case TokenKind::EqEq: return BinaryOp::Eq;
-    case TokenKind::BangEq: return BinaryOp::Ne;
-    case TokenKind::Lt: return BinaryOp::Lt;
-    case TokenKind::Le: return BinaryOp::Le;
-    case TokenKind::Gt: return BinaryOp::Gt;
-    case TokenKind::Ge: return BinaryOp::Ge;
-    case TokenKind::AmpAmp: return BinaryOp::And;
-    case TokenKind::PipePipe: return BinaryOp::Or;
-    default: return std::nullopt;  // `**` is parsed by parsePower, above the unary operators
-  }
+  for (const auto& [token, op] : kBinaryOps)
+    if (token == k) return op;
+  return std::nullopt;
 }
 
 constexpr int kComparison = 3;
@@ -175,7 +173,6 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
   Token open = take();
   Restore<bool> nl(ignoreNewlines_, true);
   auto call = std::make_unique<CallExpr>(callee->span);
-  const Argument* firstKeyword = nullptr;
   std::vector<Argument> keywords;
   while (!at(TokenKind::RParen)) {
     Argument a;
@@ -208,7 +205,6 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
     }
     if (!accept(TokenKind::Comma)) break;
   }
-  (void)firstKeyword;
   expectClose(open, "arguments");
   for (Argument& k : keywords) call->args.push_back(std::move(k));
   call->span = from(callee->span);
@@ -290,44 +286,50 @@ ExprPtr Parser::parseField(ExprPtr base) {
 // primary := NUMBER | STRING | 'true' | 'false' | 'None' | IDENT | paren | block | lambda | if
 ExprPtr Parser::parsePrimary() {
   const Token& t = peek();
-  switch (t.kind) {
-    case TokenKind::Number: return parseNumber();
-    case TokenKind::String: {
-      Token s = take();
-      auto node = std::make_unique<StringExpr>(s.span);
-      node->value = stringValue(s);
-      return node;
-    }
-    case TokenKind::KwTrue: case TokenKind::KwFalse: {
-      Token b = take();
-      auto node = std::make_unique<BoolExpr>(b.span);
-      node->value = b.kind == TokenKind::KwTrue;
-      return node;
-    }
-    case TokenKind::KwNone: return std::make_unique<NoneExpr>(take().span);
-    case TokenKind::Ident: {
-      Token n = take();
-      auto node = std::make_unique<NameExpr>(n.span);
-      node->name = std::string(n.span.text());
-      return node;
-    }
-    case TokenKind::LParen: return parseParenOrTuple();
-    case TokenKind::LBrace: return parseBlock();
-    case TokenKind::Pipe: case TokenKind::PipePipe: return parseLambda();
-    case TokenKind::KwIf: return parseIf();
-    case TokenKind::Plus: expected("an expression", "scn has no unary `+`; remove it");
-    case TokenKind::Underscore:
-      expected("an expression", "`_` can only stand for an ignored value in a pattern or a "
-                                "parameter list");
-    case TokenKind::KwFn:
-      expected("an expression", "an anonymous function is written `|x| x + 1`");
-    case TokenKind::DotDot:
-      expected("an expression", "a range `a..b` can only appear in `for i in a..b { ... }`");
-    case TokenKind::KwElse: expected("an expression", "`else` must follow the `}` of an `if`");
-    default: expected("an expression");
+  if (t.newlineBefore && !ignoreNewlines_ && binaryOpOf(t.kind) && t.kind != TokenKind::Minus &&
+      t.kind != TokenKind::PipePipe)
+    expected("an expression",
+             "a line break ends a statement; to go on with an expression on the next line, "
+             "end the line with the operator or put the expression in parentheses");
+  using K = TokenKind;
+  K k = t.kind;
+  if (k == K::Number) return parseNumber();
+  if (k == K::String) {
+    Token s = take();
+    auto node = std::make_unique<StringExpr>(s.span);
+    node->value = stringValue(s);
+    return node;
   }
+  if (k == K::KwTrue || k == K::KwFalse) {
+    Token b = take();
+    auto node = std::make_unique<BoolExpr>(b.span);
+    node->value = b.kind == K::KwTrue;
+    return node;
+  }
+  if (k == K::KwNone) return std::make_unique<NoneExpr>(take().span);
+  if (k == K::Ident) {
+    Token n = take();
+    auto node = std::make_unique<NameExpr>(n.span);
+    node->name = std::string(n.span.text());
+    return node;
+  }
+  if (k == K::LParen) return parseParenOrTuple();
+  if (k == K::LBrace) return parseBlock();
+  if (k == K::Pipe || k == K::PipePipe) return parseLambda();
+  if (k == K::KwIf) return parseIf();
+  // Not an expression: say what would have been right where it is likely.
+  if (k == K::Plus) expected("an expression", "scn has no unary `+`; remove it");
+  if (k == K::Underscore)
+    expected("an expression",
+             "`_` can only stand for an ignored value in a pattern or a parameter list");
+  if (k == K::KwFn) expected("an expression", "an anonymous function is written `|x| x + 1`");
+  if (k == K::DotDot)
+    expected("an expression", "a range `a..b` can only appear in `for i in a..b { ... }`");
+  if (k == K::KwElse) expected("an expression", "`else` must follow the `}` of an `if`");
+  expected("an expression");
 }
 
+// number := NUMBER
 // The value was decoded by the lexer; here it is checked against its dtype's range, now that
 // it is known whether a unary minus applies to it directly.
 ExprPtr Parser::parseNumber() {
@@ -350,7 +352,10 @@ ExprPtr Parser::parseParenOrTuple() {
   Restore<bool> nl(ignoreNewlines_, true);
   if (accept(TokenKind::RParen)) return std::make_unique<TupleExpr>(from(open.span));
   ExprPtr first = parseExpr();
-  if (accept(TokenKind::RParen)) return first;
+  if (accept(TokenKind::RParen)) {
+    first->span = from(open.span);  // a parenthesized expression's span takes in the parentheses
+    return first;
+  }
   if (!at(TokenKind::Comma)) expectClose(open, "tuple elements");
   auto tuple = std::make_unique<TupleExpr>(open.span);
   tuple->elems.push_back(std::move(first));
@@ -370,7 +375,7 @@ ExprPtr Parser::parseLambda() {
   auto node = std::make_unique<LambdaExpr>(open.span);
   if (open.kind == TokenKind::Pipe) {
     Restore<bool> nl(ignoreNewlines_, true);
-    node->params = parseParams(TokenKind::Pipe, open);
+    node->params = parseParams(TokenKind::Pipe);
     expect(TokenKind::Pipe, "to close the parameters of the lambda",
            "a lambda is written `|a, b| a + b`");
   }

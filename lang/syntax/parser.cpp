@@ -8,39 +8,33 @@ namespace scn {
 
 namespace {
 
+using K = TokenKind;
+
 TokenKind closerOf(TokenKind open) {
-  switch (open) {
-    case TokenKind::LParen: return TokenKind::RParen;
-    case TokenKind::LBracket: return TokenKind::RBracket;
-    case TokenKind::LBrace: return TokenKind::RBrace;
-    default: return TokenKind::Pipe;
-  }
+  if (open == K::LParen) return K::RParen;
+  if (open == K::LBracket) return K::RBracket;
+  return K::RBrace;
 }
 
-bool isCloser(TokenKind k) {
-  return k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace;
-}
+bool isOpener(TokenKind k) { return oneOf(k, {K::LParen, K::LBracket, K::LBrace}); }
+bool isCloser(TokenKind k) { return oneOf(k, {K::RParen, K::RBracket, K::RBrace}); }
 
-bool isOpener(TokenKind k) {
-  return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace;
-}
-
+// Keywords that start a statement; a line starting with one ends error recovery.
 bool startsStatementLine(TokenKind k) {
-  return k == TokenKind::KwLet || k == TokenKind::KwFn || k == TokenKind::KwFor ||
-         k == TokenKind::KwImport;
+  return oneOf(k, {K::KwLet, K::KwFn, K::KwFor, K::KwImport});
 }
 
 bool canStartExpression(TokenKind k) {
-  switch (k) {
-    case TokenKind::Number: case TokenKind::String: case TokenKind::Ident:
-    case TokenKind::KwTrue: case TokenKind::KwFalse: case TokenKind::KwNone:
-    case TokenKind::KwIf: case TokenKind::LParen: case TokenKind::LBrace:
-    case TokenKind::Minus: case TokenKind::Bang: case TokenKind::Pipe:
-    case TokenKind::PipePipe:
-      return true;
-    default:
-      return false;
-  }
+  return oneOf(k, {K::Number, K::String, K::Ident, K::KwTrue, K::KwFalse, K::KwNone, K::KwIf,
+                   K::LParen, K::LBrace, K::Minus, K::Bang, K::Pipe, K::PipePipe});
+}
+
+// Tokens after which a line cannot end: the REPL reads another line (isIncomplete).
+bool needsContinuation(TokenKind k) {
+  return oneOf(k, {K::Plus, K::Minus, K::Star, K::Slash, K::SlashSlash, K::Percent, K::StarStar,
+                   K::At, K::EqEq, K::BangEq, K::Lt, K::Le, K::Gt, K::Ge, K::AmpAmp,
+                   K::PipePipe, K::Bang, K::Eq, K::Comma, K::DotDot, K::Pipe, K::Dot, K::KwLet,
+                   K::KwFn, K::KwStatic, K::KwFor, K::KwIn, K::KwIf, K::KwElse, K::KwImport});
 }
 
 std::string lineColText(const Span& s) {
@@ -57,7 +51,7 @@ Parser::Parser(std::shared_ptr<SourceFile> file, DiagnosticSink& sink)
 
 // ---- tokens ----
 
-const Token& Parser::peek(size_t n) {
+const Token& Parser::fill(size_t n) {
   SCN_ASSERT(n < kLookahead, "parser lookahead too far");
   while (aheadCount_ <= n) {
     Token& slot = ahead_[(aheadStart_ + aheadCount_) % kLookahead];
@@ -101,7 +95,7 @@ Token Parser::expectClose(const Token& open, const char* items) {
     eofReported_ = true;
   }
   std::string help;
-  if (items && canStartExpression(t.kind))
+  if (items && canStartExpression(t.kind) && !t.newlineBefore)
     help = std::string("separate the ") + items + " with `,`";
   std::string o = tokenSpelling(open.kind), c = tokenSpelling(close);
   fail("E0011", t.span,
@@ -202,6 +196,7 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
       if (t.kind == TokenKind::Semi || t.kind == TokenKind::End || t.newlineBefore ||
           (inBlock && t.kind == TokenKind::RBrace))
         continue;
+      if (t.kind == TokenKind::Error) throw ParseAbort{};  // the lexer reported it
       if (isCloser(t.kind))
         fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
              "remove it, or check the brackets before it");
@@ -227,13 +222,12 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
 
 // statement := let | fn | for | import | expr [ '=' expr ]
 StmtPtr Parser::parseStatement(bool topLevel) {
-  switch (peek().kind) {
-    case TokenKind::KwLet: return parseLet();
-    case TokenKind::KwFn: return parseFn();
-    case TokenKind::KwFor: return parseFor();
-    case TokenKind::KwImport: return parseImport(topLevel);
-    default: return parseExprOrAssign();
-  }
+  TokenKind k = peek().kind;
+  if (k == TokenKind::KwLet) return parseLet();
+  if (k == TokenKind::KwFn) return parseFn();
+  if (k == TokenKind::KwFor) return parseFor();
+  if (k == TokenKind::KwImport) return parseImport(topLevel);
+  return parseExprOrAssign();
 }
 
 // let := 'let' pattern '=' expr
@@ -280,7 +274,7 @@ Pattern Parser::parsePattern() {
 }
 
 // params := [ param { ',' param } [ ',' ] ]      param := [ 'static' ] ( IDENT | '_' )
-std::vector<Param> Parser::parseParams(TokenKind close, const Token& open) {
+std::vector<Param> Parser::parseParams(TokenKind close) {
   std::vector<Param> params;
   while (!at(close)) {
     Param p;
@@ -293,7 +287,7 @@ std::vector<Param> Parser::parseParams(TokenKind close, const Token& open) {
     p.span = from(p.span);
     for (const Param& q : params)
       if (q.name == p.name && p.name != "_")
-        report("E0021", name.span, "parameter `" + p.name + "` is declared twice",
+        report("E0020", name.span, "parameter `" + p.name + "` is declared twice",
                "rename one of them, or write `_` for a parameter that is not used",
                {DiagNote{q.span, "first declared here"}});
     params.push_back(std::move(p));
@@ -317,7 +311,7 @@ StmtPtr Parser::parseFn() {
   {
     Token open = take();
     Restore<bool> nl(ignoreNewlines_, true);
-    s->params = parseParams(TokenKind::RParen, open);
+    s->params = parseParams(TokenKind::RParen);
     expectClose(open, "parameters");
   }
   if (accept(TokenKind::Eq)) {
@@ -360,7 +354,7 @@ StmtPtr Parser::parseImport(bool topLevel) {
   auto s = std::make_unique<ImportStmt>(from(kw.span));
   s->path = stringValue(path);
   if (!topLevel) {
-    report("E0022", s->span, "`import` is only allowed at the top level of a file",
+    report("E0021", s->span, "`import` is only allowed at the top level of a file",
            "move the import to the top of the file");
     return nullptr;
   }
@@ -399,13 +393,14 @@ Program Parser::parseProgram() {
   p.source = file_;
   try {
     if (file_->text().size() >= UINT32_MAX)
-      fail("E0023", Span{}, "source file `" + file_->name() + "` is too large (4 GiB or more)");
+      fail("E0022", Span{}, "source file `" + file_->name() + "` is too large (4 GiB or more)");
     parseStatements(p.stmts, false, nullptr);
   } catch (ParseAbort&) {
   }
   return p;
 }
 
+// single := expr END
 ExprPtr Parser::parseSingleExpression() {
   try {
     ExprPtr e = parseExpr();
@@ -445,20 +440,7 @@ bool isIncomplete(const std::string& text) {
   for (const Diagnostic& d : sink.all())
     if (d.code == "E0003") return true;  // unterminated string
   if (open > 0) return true;
-  switch (last.kind) {
-    case TokenKind::Plus: case TokenKind::Minus: case TokenKind::Star: case TokenKind::Slash:
-    case TokenKind::SlashSlash: case TokenKind::Percent: case TokenKind::StarStar:
-    case TokenKind::At: case TokenKind::EqEq: case TokenKind::BangEq: case TokenKind::Lt:
-    case TokenKind::Le: case TokenKind::Gt: case TokenKind::Ge: case TokenKind::AmpAmp:
-    case TokenKind::PipePipe: case TokenKind::Bang: case TokenKind::Eq: case TokenKind::Comma:
-    case TokenKind::DotDot: case TokenKind::Pipe: case TokenKind::Dot:
-    case TokenKind::KwLet: case TokenKind::KwFn: case TokenKind::KwStatic:
-    case TokenKind::KwFor: case TokenKind::KwIn: case TokenKind::KwIf: case TokenKind::KwElse:
-    case TokenKind::KwImport:
-      return true;
-    default:
-      return false;
-  }
+  return needsContinuation(last.kind);
 }
 
 }  // namespace scn

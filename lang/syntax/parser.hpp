@@ -12,8 +12,9 @@ namespace scn {
 
 /// Parses a whole file. Every syntax error found goes to `sink` (codes E0001-E0099, see
 /// docs/errors/syntax.md); after an error the parser skips to the next statement and goes on,
-/// so the result holds every statement that parsed. The program keeps `file` alive.
-/// Never throws for any input bytes.
+/// so the result holds every statement that parsed. The program keeps `file` alive; the
+/// diagnostics' spans point into it, so keep the program (or `file`) while rendering them.
+/// Never throws, whatever the input bytes.
 Program parseProgram(std::shared_ptr<SourceFile> file, DiagnosticSink& sink);
 
 /// Parses `file` as one expression (for `scn -e`); null when it has errors (reported to sink).

@@ -23,6 +23,14 @@ namespace scn {
 /// Thrown to abandon the current statement after its error was reported.
 struct ParseAbort {};
 
+/// Whether `k` is one of `kinds` (token predicates are lists, not switches with a default).
+template <size_t N>
+bool oneOf(TokenKind k, const TokenKind (&kinds)[N]) {
+  for (TokenKind x : kinds)
+    if (x == k) return true;
+  return false;
+}
+
 /// Sets a parser flag or counter for one scope, restoring it on exit (also when unwinding).
 template <typename T>
 struct Restore {
@@ -41,7 +49,11 @@ class Parser {
 
  private:
   // ---- tokens (parser.cpp) ----
-  const Token& peek(size_t n = 0);
+  const Token& peek(size_t n = 0) {
+    return n < aheadCount_ ? ahead_[(aheadStart_ + n) % kLookahead] : fill(n);
+  }
+  /// Lexes tokens until `n` are waiting (n < kLookahead).
+  const Token& fill(size_t n);
   Token take();
   bool at(TokenKind k) { return peek().kind == k; }
   bool accept(TokenKind k);
@@ -74,7 +86,7 @@ class Parser {
   StmtPtr parseImport(bool topLevel);
   StmtPtr parseExprOrAssign();
   Pattern parsePattern();
-  std::vector<Param> parseParams(TokenKind close, const Token& open);
+  std::vector<Param> parseParams(TokenKind close);
 
   // ---- expressions (parse_expr.cpp) ----
   ExprPtr parseExpr();

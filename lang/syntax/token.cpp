@@ -84,16 +84,11 @@ const char* tokenKindName(TokenKind k) {
 
 std::string describe(const Token& t) {
   std::string_view text = t.span.text();
-  switch (t.kind) {
-    case TokenKind::End: return "end of file";
-    case TokenKind::Error: return "invalid input";
-    case TokenKind::String: return "a string";
-    case TokenKind::Ident: return "`" + std::string(text) + "`";
-    case TokenKind::Number:
-      if (text.size() > 24) return "a number";
-      return "`" + std::string(text) + "`";
-    default: break;
-  }
+  if (t.kind == TokenKind::End || t.kind == TokenKind::Error) return tokenKindName(t.kind);
+  if (t.kind == TokenKind::String) return "a string";
+  if (t.kind == TokenKind::Number && text.size() > 24) return "a number";
+  if (t.kind == TokenKind::Ident || t.kind == TokenKind::Number)
+    return "`" + std::string(text) + "`";
   std::string s = std::string("`") + tokenSpelling(t.kind) + "`";
   if (std::string_view(tokenKindName(t.kind)) == "keyword") return "keyword " + s;
   return s;

@@ -28,14 +28,14 @@ constexpr bool kConfigured = false;
 #define SCN_CXX_COMPILER "c++"
 #endif
 
-struct Run {
+struct Proc {
   int status = -1;
   std::string output;
 };
 
 /// Runs a shell command, capturing stdout and stderr together.
-Run run(const std::string& cmd) {
-  Run r;
+Proc shell(const std::string& cmd) {
+  Proc r;
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -66,7 +66,7 @@ class ApiInstall : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!kConfigured) GTEST_SKIP() << "cmake/install.cmake is not part of this build";
-    if (run(std::string(SCN_CMAKE_COMMAND) + " --version").status != 0)
+    if (shell(std::string(SCN_CMAKE_COMMAND) + " --version").status != 0)
       GTEST_SKIP() << "cmake is not available to build the example hosts";
     root_ = fs::temp_directory_path() / ("scn-install-test-" + std::to_string(getpid()));
     fs::remove_all(root_);
@@ -82,7 +82,7 @@ class ApiInstall : public ::testing::Test {
 
 TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   const std::string cmake = quote(SCN_CMAKE_COMMAND);
-  Run inst = run(cmake + " --install " + quote(SCN_BUILD_DIR) + " --prefix " + quote(prefix_));
+  Proc inst = shell(cmake + " --install " + quote(SCN_BUILD_DIR) + " --prefix " + quote(prefix_));
   ASSERT_EQ(inst.status, 0) << inst.output;
   for (const char* f : {"include/scn/scn.h", "include/scn/scn.hpp", "lib/cmake/scn/scnConfig.cmake",
                         "lib/cmake/scn/scnConfigVersion.cmake", "lib/cmake/scn/scnTargets.cmake",
@@ -96,14 +96,14 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   // find_package(scn) from a fresh project: examples/embed.
   fs::path build = root_ / "build";
   std::string gen = std::string(SCN_CMAKE_GENERATOR).empty() ? "" : " -G " + quote(SCN_CMAKE_GENERATOR);
-  Run conf = run(cmake + " -S " + quote(fs::path(SCN_SOURCE_DIR) / "examples/embed") + " -B " + quote(build) +
+  Proc conf = shell(cmake + " -S " + quote(fs::path(SCN_SOURCE_DIR) / "examples/embed") + " -B " + quote(build) +
                  gen + " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + quote(prefix_) +
                  " -DCMAKE_C_COMPILER=" + quote(SCN_C_COMPILER) + " -DCMAKE_CXX_COMPILER=" + quote(SCN_CXX_COMPILER));
   ASSERT_EQ(conf.status, 0) << conf.output;
-  Run bld = run(cmake + " --build " + quote(build) + " -j 2");
+  Proc bld = shell(cmake + " --build " + quote(build) + " -j 2");
   ASSERT_EQ(bld.status, 0) << bld.output;
 
-  Run c = run(quote(build / "host_c"));
+  Proc c = shell(quote(build / "host_c"));
   EXPECT_EQ(c.status, 0) << c.output;
   EXPECT_NE(c.output.find(expectedSaxpy() + "\n"), std::string::npos) << c.output;
   {
@@ -116,7 +116,7 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
     EXPECT_NE(c.output.find("diagnostics: 1\n"), std::string::npos) << c.output;
   }
 
-  Run cpp = run(quote(build / "host_cpp"));
+  Proc cpp = shell(quote(build / "host_cpp"));
   EXPECT_EQ(cpp.status, 0) << cpp.output;
   EXPECT_NE(cpp.output.find("program says: hello from scn\n"), std::string::npos) << cpp.output;
   EXPECT_NE(cpp.output.find(expectedSaxpy() + "\n"), std::string::npos) << cpp.output;
@@ -135,22 +135,22 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   }
 
   // pkg-config: the C host built by hand from the installed scn.pc.
-  if (run("pkg-config --version").status != 0) {
+  if (shell("pkg-config --version").status != 0) {
     std::printf("pkg-config is not available: skipping the pkg-config build\n");
     return;
   }
   std::string pc = "PKG_CONFIG_PATH=" + quote(prefix_ / "lib/pkgconfig") + " pkg-config";
-  Run flags = run(pc + " --cflags --libs scn");
+  Proc flags = shell(pc + " --cflags --libs scn");
   ASSERT_EQ(flags.status, 0) << flags.output;
-  Run version = run(pc + " --modversion scn");
+  Proc version = shell(pc + " --modversion scn");
   EXPECT_EQ(version.output, "0.1.0\n");
   fs::path exe = root_ / "host_c_pc";
   std::string f = flags.output.substr(0, flags.output.find('\n'));
-  Run cc = run(quote(SCN_C_COMPILER) + " -std=c99 -o " + quote(exe) + " " +
+  Proc cc = shell(quote(SCN_C_COMPILER) + " -std=c99 -o " + quote(exe) + " " +
                quote(fs::path(SCN_SOURCE_DIR) / "examples/embed/host.c") + " " + f + " -Wl,-rpath," +
                quote(prefix_ / "lib"));
   ASSERT_EQ(cc.status, 0) << cc.output;
-  Run pcRun = run(quote(exe));
+  Proc pcRun = shell(quote(exe));
   EXPECT_EQ(pcRun.status, 0) << pcRun.output;
   EXPECT_EQ(pcRun.output, c.output);
 }
