@@ -277,11 +277,20 @@ void Evaluator::importFile(const ImportStmt& s, const std::shared_ptr<Env>& env)
   if (importedPaths_.count(key)) return;  // each file once; also breaks import cycles
   importedPaths_.insert(key);
   std::string text;
-  try {
+  if (!fs::exists(p)) {
+    // Not beside the importing file: a stdlib file by name ("prelude" or "prelude.scn").
+    for (const auto& [name, body] : host_.stdlib) {
+      if (name == s.path || name == s.path + ".scn") {
+        text = std::string(body);
+        p = "<stdlib>/" + std::string(name);
+        break;
+      }
+    }
+    if (text.empty())
+      fail("E0502", s.span, "cannot import \"" + s.path + "\": no such file (looked for " + p.string() + ")",
+           "paths are relative to the importing file; stdlib files are imported by name");
+  } else {
     text = host_.readFile(p.string());
-  } catch (const UserError&) {
-    fail("E0502", s.span, "cannot import \"" + s.path + "\": no such file (looked for " + p.string() + ")",
-         "paths are relative to the importing file");
   }
   auto src = std::make_shared<SourceFile>(p.string(), std::move(text));
   DiagnosticSink sink;

@@ -76,6 +76,8 @@ struct EvalHost {
   std::function<void(const std::string&)> out;
   std::function<std::vector<Array>(const FuncPtr&, const std::vector<Array>&, CallRecord*)> run;
   std::function<std::string(const std::string& path)> readFile;  // throws UserError
+  /// The stdlib files, importable by name.
+  std::vector<std::pair<std::string_view, std::string_view>> stdlib;
 };
 
 class Evaluator {

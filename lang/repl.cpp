@@ -26,6 +26,7 @@ const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line con
   :ir CALL           the traced IR of a function call, e.g. :ir f(x)
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
   :time EXPR         compile once, then time runs (median, min, max, count)
+  :mem EXPR          peak bytes of buffers of each compiled call EXPR makes
   :backend [NAME]    show or set the backend: cpu, interp, cuda, auto
   :load FILE         run a file in this session
   :reset             forget every definition and compiled function
@@ -82,6 +83,16 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
   } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":asm") {
     std::string text;
     if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+  } else if (cmd == ":mem") {
+    size_t before = session.records().size();
+    if (session.run("<repl>", rest)) {
+      if (session.records().size() == before) out << "no compiled function ran (top-level code runs eagerly)\n";
+      for (size_t i = before; i < session.records().size(); ++i) {
+        const CallRecord& r = session.records()[i];
+        out << r.fn << ": peak " << r.peakBytes << " bytes of buffers (host), " << r.copiedBytes
+            << " bytes copied for loop carries\n";
+      }
+    }
   } else if (cmd == ":time") {
     timeIt(session, rest, out);
   } else if (cmd == ":backend") {

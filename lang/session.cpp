@@ -34,6 +34,7 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
     return runFunc(f, args, rec);
   };
   host.readFile = readWholeFile;
+  host.stdlib = stdlibFiles();
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend();
   setBackend(opts_.backend);
@@ -169,14 +170,14 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     captured = f;
     throw EmitCaptured{};
   };
-  bool ok = true;
+  int errorsBefore = sink_.errorCount();
   try {
     run(name, text);
   } catch (const EmitCaptured&) {
   }
   eval_->host() = saved;
   if (!captured) {
-    if (sink_.errorCount() == 0 || ok) {
+    if (sink_.errorCount() == errorsBefore) {
       Diagnostic d;
       d.code = "E0504";
       d.message = "`" + text + "` does not call a compiled function";

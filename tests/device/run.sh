@@ -85,9 +85,11 @@ if [ "$mode" != none ]; then
   for t in cuda_backend_test cuda_codegen_test cuda_driver_test; do
     if [ -x "$BIN/$t" ]; then
       echo "==== $t" >>"$OUT/tests.log"
-      timeout 300 "$BIN/$t" >>"$OUT/tests.log" 2>&1
+      timeout 300 "$BIN/$t" >"$BUILD/$t.out" 2>&1
       rc=$?
-      say "$t: $([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)"), $(grep -c '^\[  SKIPPED \] [A-Z]' "$OUT/tests.log") skipped so far"
+      cat "$BUILD/$t.out" >>"$OUT/tests.log"
+      counts=$(grep -E '^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]+ tests?' "$BUILD/$t.out" | tr -s ' ' | tr '\n' ' ')
+      say "$t: $([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)"): $counts"
     fi
   done
   grep -E "^device:|us per iteration|ms per run" "$OUT/tests.log" | tee -a "$SUMMARY" >/dev/null

@@ -1,0 +1,37 @@
+// Fuzz target: the whole pipeline (parse, evaluate, trace, optimise, interpret) on arbitrary text.
+//
+// Properties: Session::run never lets an exception out and never crashes; no diagnostic is an
+// internal error (E9999); the session stays usable afterwards (a second, fixed program runs).
+// Inputs are capped at 2 KiB; `import` (reads files) and `while_loop` (a legitimately endless
+// loop) are skipped; libFuzzer's -timeout bounds the rest (scripts/fuzz.sh passes it).
+#include <cstdint>
+
+#include "fuzz_util.hpp"
+#include "lang/session.hpp"
+
+using namespace scn;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 2048) return -1;
+  std::string text = fuzz::textOf(data, size);
+  if (text.find("import") != std::string::npos || text.find("while_loop") != std::string::npos) return -1;
+  SessionOptions opts;
+  opts.backend = fuzz::envFlag("SCN_FUZZ_CPU") ? "cpu" : "interp";
+  Session session(opts);
+  try {
+    (void)session.run("fuzz.scn", text);
+  } catch (const std::exception& e) {
+    fuzz::finding(std::string("Session::run threw: ") + e.what(), text);
+  }
+  fuzz::checkDiagnostics(session.diagnostics(), text);
+  // The session goes on after any error.
+  session.diagnostics().clear();
+  Value v;
+  if (!session.run("after.scn", "let zz_after = 40 + 2\nzz_after", &v) || !v.isArray() ||
+      !v.array->concrete || v.array->concrete->getInt(0) != 42) {
+    std::string msgs;
+    for (const Diagnostic& d : session.diagnostics().all()) msgs += render(d) + "\n";
+    fuzz::finding("the session is unusable after the program:\n" + msgs, text);
+  }
+  return 0;
+}

@@ -1,0 +1,4 @@
+// placeholder
+#include <cstdint>
+#include <cstddef>
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }
