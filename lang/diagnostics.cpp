@@ -2,6 +2,7 @@
 #include "lang/diagnostics.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <sstream>
 
 namespace scn {
@@ -61,24 +62,61 @@ const char* severityName(Severity s) {
   return "error";
 }
 
+// The length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid.
+size_t utf8Length(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  return n;
+}
+
+// A source line made safe for a terminal: invalid UTF-8 bytes and control characters become
+// '?'; `columns` gets the display column (in code points) of each byte offset.
+std::string displayable(std::string_view line, std::vector<size_t>& columns) {
+  std::string out;
+  columns.assign(line.size() + 1, 0);
+  size_t col = 0;
+  for (size_t i = 0; i < line.size();) {
+    size_t n = utf8Length(line, i);
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    bool control = n == 1 && (c < 0x20 || c == 0x7f) && c != '\t';
+    for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) columns[i + k] = col;
+    if (n == 0 || control) {
+      out += '?';
+      i += 1;
+    } else {
+      out.append(line.substr(i, n));
+      i += n;
+    }
+    ++col;
+  }
+  columns[line.size()] = col;
+  return out;
+}
+
 // Prints the source line of `span` and a caret line underneath; tabs kept so carets align.
 void renderSnippet(std::ostringstream& out, const Span& span) {
   auto [line, col] = span.file->lineCol(span.begin);
-  std::string_view text = span.file->lineText(line);
+  std::string_view raw = span.file->lineText(line);
   // Very long lines (minified or generated input) are clipped around the caret.
   const size_t kMaxShown = 160;
   size_t start = 0;
-  if (text.size() > kMaxShown && col > kMaxShown / 2) start = col - kMaxShown / 2;
-  std::string_view shown = text.substr(std::min(start, text.size()), kMaxShown);
+  if (raw.size() > kMaxShown && col > kMaxShown / 2) start = col - kMaxShown / 2;
+  while (start > 0 && start < raw.size() && (static_cast<unsigned char>(raw[start]) >> 6) == 0x2) --start;
+  std::string_view shownRaw = raw.substr(std::min(start, raw.size()), kMaxShown);
+  std::vector<size_t> columns;
+  std::string shown = displayable(shownRaw, columns);
   std::string gutter = std::to_string(line);
   out << " " << gutter << " | " << (start ? "..." : "") << shown << "\n";
   out << " " << std::string(gutter.size(), ' ') << " | " << (start ? "   " : "");
-  size_t caretCol = col - 1 - start;
-  for (size_t i = 0; i < caretCol && i < shown.size(); ++i) out << (shown[i] == '\t' ? '\t' : ' ');
-  size_t width = span.end > span.begin ? span.end - span.begin : 1;
-  size_t lineRemaining = shown.size() > caretCol ? shown.size() - caretCol : 1;
-  width = std::max<size_t>(1, std::min(width, lineRemaining));
-  out << '^' << std::string(width - 1, '~') << "\n";
+  size_t caretByte = std::min(col - 1 - start, shownRaw.size());
+  for (size_t i = 0; i < caretByte; ++i)
+    if (columns[i + 1] != columns[i]) out << (shownRaw[i] == '\t' ? '\t' : ' ');
+  size_t endByte = std::min<size_t>(caretByte + (span.end > span.begin ? span.end - span.begin : 1), shownRaw.size());
+  size_t width = endByte > caretByte ? columns[endByte] - columns[caretByte] : 1;
+  out << '^' << std::string(std::max<size_t>(width, 1) - 1, '~') << "\n";
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 #include "jit/ir.hpp"
 #include "jit/cpu/cpu_backend.hpp"
 #include "jit/transform/passes.hpp"
+#ifdef SCN_HAVE_CUDA
+#include "jit/cuda/cuda_source.hpp"
+#include "jit/cuda/nvrtc.hpp"
+#endif
 #include "lang/repl.hpp"
 #include "lang/session.hpp"
 #include "lang/syntax/ast_print.hpp"
@@ -25,10 +29,13 @@ signature (shapes, dtypes, static values) and cached.
 
 options:
   -e EXPR               evaluate EXPR (statements allowed) and print the last value
-  --backend=NAME        cpu (LLVM JIT), interp (reference interpreter), cuda, or auto
+  --backend=NAME        cpu (LLVM JIT), interp (reference interpreter), cuda (NVRTC, a GPU),
+                        cuda-emu (the CUDA code compiled for the host: for testing), or auto
                         (default: a usable GPU, else cpu)
-  --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, llvm, asm)
-                        running: tokens | ast | ir | llvm | asm
+  --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, llvm, asm,
+                        cuda, ptx) running: tokens | ast | ir | llvm | asm | cuda | ptx
+                        (ir, llvm, ... print each compiled function after optimisation;
+                        cuda and ptx need only NVRTC, not a GPU)
   --print-after=PASS    print the IR after an optimisation pass (scan-to-map,
                         drop-identity-reshapes, dce) or after each (all); "unchanged" when
                         the pass changed nothing
@@ -79,8 +86,13 @@ int main(int argc, char** argv) {
       backend = a.substr(10);
     } else if (a.rfind("--emit=", 0) == 0) {
       emit = a.substr(7);
-      if (emit != "tokens" && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm")
-        return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, ir, llvm, asm)");
+      if (emit != "tokens" && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm" &&
+          emit != "cuda" && emit != "ptx")
+        return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, ir, llvm, asm, cuda, ptx)");
+#ifndef SCN_HAVE_CUDA
+      if (emit == "cuda" || emit == "ptx")
+        return usageError("--emit=" + emit + " needs the CUDA toolkit at build time; this scn was built without it");
+#endif
     } else if (a.rfind("--print-after=", 0) == 0) {
       printAfter = a.substr(14);
       bool known = printAfter == "all";
@@ -104,8 +116,8 @@ int main(int argc, char** argv) {
       file = a;
     }
   }
-  if (backend != "auto" && backend != "cpu" && backend != "interp" && backend != "cuda")
-    return usageError("unknown backend `" + backend + "` (cpu, interp, cuda, auto)");
+  if (backend != "auto" && backend != "cpu" && backend != "interp" && backend != "cuda" && backend != "cuda-emu")
+    return usageError("unknown backend `" + backend + "` (cpu, interp, cuda, cuda-emu, auto)");
   if (haveExpr && !file.empty()) return usageError("give either FILE or -e, not both");
 
   bool color = isatty(2);
@@ -122,11 +134,17 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::fputs(scn::render(d, color).c_str(), stderr);
   };
-  if (emit == "ir" || emit == "llvm" || emit == "asm") {
+  if (emit == "ir" || emit == "llvm" || emit == "asm" || emit == "cuda" || emit == "ptx") {
     opts.onCompile = [emit, optLevel](const scn::FuncPtr& f) {
       std::string text;
       try {
-        text = emit == "ir" ? scn::printFunc(*f) : emit == "llvm" ? scn::emitLLVM(f, optLevel) : scn::emitAsm(f, optLevel);
+        if (emit == "ir") text = scn::printFunc(*f);
+        else if (emit == "llvm") text = scn::emitLLVM(f, optLevel);
+        else if (emit == "asm") text = scn::emitAsm(f, optLevel);
+#ifdef SCN_HAVE_CUDA
+        else if (emit == "cuda") text = scn::cuda::emitCuda(f);
+        else text = scn::cuda::emitPtx(f);
+#endif
       } catch (const scn::UserError& e) {
         text = scn::render(e.diag);
       }

@@ -25,6 +25,7 @@ const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line con
   :type EXPR         dtype and shape of a value
   :ir CALL           the traced IR of a function call, e.g. :ir f(x)
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
+  :cuda CALL         its CUDA C++                  :ptx CALL   its PTX (NVRTC; no GPU needed)
   :time EXPR         compile once, then time runs (median, min, max, count)
   :mem EXPR          peak bytes of buffers of each compiled call EXPR makes
   :backend [NAME]    show or set the backend: cpu, interp, cuda, auto
@@ -80,7 +81,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
         out << describe(v) << "\n";
       }
     }
-  } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":asm") {
+  } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":asm" || cmd == ":cuda" || cmd == ":ptx") {
     std::string text;
     if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
   } else if (cmd == ":mem") {

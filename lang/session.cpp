@@ -7,6 +7,12 @@
 
 #include "jit/cpu/cpu_backend.hpp"
 #include "jit/transform/passes.hpp"
+#ifdef SCN_HAVE_CUDA
+#include "jit/cuda/cuda_backend.hpp"
+#include "jit/cuda/cuda_source.hpp"
+#include "jit/cuda/emulation.hpp"
+#include "jit/cuda/nvrtc.hpp"
+#endif
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -57,17 +63,39 @@ void Session::reset() {
 }
 
 bool Session::setBackend(const std::string& name) {
-  std::string chosen = name == "auto" ? "cpu" : name;  // no usable GPU backend yet: see issue 5
+  std::string chosen = name;
+  if (name == "auto") {
+    chosen = "cpu";
+#ifdef SCN_HAVE_CUDA
+    if (cuda::cudaUsable()) chosen = "cuda";  // a usable GPU, else the CPU
+#endif
+  }
   try {
     if (chosen == "cpu") {
       backend_ = makeCpuBackend(opts_.optLevel);
     } else if (chosen == "interp") {
       backend_ = makeInterpreterBackend();
+    } else if (chosen == "cuda-emu") {
+      // The CUDA backend's generated code compiled for the host (blocks and threads as loops):
+      // how tests check the GPU code's arithmetic and indexing on machines without a GPU.
+#ifdef SCN_HAVE_CUDA
+      backend_ = cuda::makeCudaEmulationBackend();
+#else
+      fail("E0420", Span{}, "the CUDA emulation backend needs the CUDA toolkit at build time");
+#endif
     } else if (chosen == "cuda") {
-      fail("E0420", Span{}, "the CUDA backend is not available in this build",
-           "use --backend=cpu (or auto); the CUDA backend is being built (issue 5)");
+#ifdef SCN_HAVE_CUDA
+      std::string why;
+      backend_ = cuda::makeCudaBackend(&why);
+      if (!backend_)
+        fail("E0420", Span{}, "the CUDA backend cannot run here: " + why,
+             "use --backend=cpu, or run on a machine with an NVIDIA GPU and its driver");
+#else
+      fail("E0420", Span{}, "the CUDA backend is not available in this build (no CUDA toolkit at build time)",
+           "use --backend=cpu, or rebuild with the CUDA toolkit installed");
+#endif
     } else {
-      fail("E0421", Span{}, "unknown backend `" + name + "`", "choose cpu, interp, cuda or auto");
+      fail("E0421", Span{}, "unknown backend `" + name + "`", "choose cpu, interp, cuda, cuda-emu or auto");
     }
   } catch (const UserError& e) {
     report(e.diag);
@@ -190,7 +218,11 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     if (stage == "ir") out = printFunc(*captured);
     else if (stage == "llvm") out = emitLLVM(captured, opts_.optLevel);
     else if (stage == "asm") out = emitAsm(captured, opts_.optLevel);
-    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call", "stages: ir, llvm, asm");
+#ifdef SCN_HAVE_CUDA
+    else if (stage == "cuda") out = cuda::emitCuda(runPipeline(*captured, {}));
+    else if (stage == "ptx") out = cuda::emitPtx(runPipeline(*captured, {}));
+#endif
+    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call", "stages: ir, llvm, asm, cuda, ptx");
   } catch (const UserError& e) {
     report(e.diag);
     return false;

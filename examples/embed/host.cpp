@@ -14,6 +14,10 @@ const char* kProgram = R"(# compiled once per signature (dtype and shape), then 
 fn saxpy(a, x, y) = a * x + y
 fn norms(m) = sqrt(sum(m * m, axis=1))
 fn running(x) = cumsum(x)
+fn softmax(x) {
+  let e = exp(x - max(x))
+  e / sum(e)
+}
 )";
 
 void print(const std::string& label, const scn::HostArray& a) {
@@ -74,6 +78,12 @@ int main() {
   } else {
     ++failures;
   }
+
+  // Calls into the C math library from compiled code.
+  std::vector<double> logits = {1, 2, 3, 0.5};
+  auto sm = ctx.call("softmax", {scn::ArrayView::of(logits.data(), {4})});
+  if (sm) print("softmax", sm->at(0));
+  else ++failures;
 
   // Two contexts, one per thread, at the same time: nothing is shared between them.
   std::vector<float> fromThread(2);

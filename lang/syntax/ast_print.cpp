@@ -26,7 +26,8 @@ std::string printTokens(const SourceFile& file, DiagnosticSink& sink) {
       out += "string " + quoteString(stringValue(t));
     } else if (t.kind == TokenKind::Number) {
       out += "number " + std::string(t.span.text()) + " ";
-      std::string suffix = t.suffix().empty() ? "" : " " + std::string(t.suffix());
+      std::string suffix;
+      if (!t.suffix().empty()) suffix.append(" ").append(t.suffix());
       if (t.malformed) out += "(invalid)";
       else if (t.overflow) out += "(out of range)";
       else if (t.isFloat) out += "(float " + formatFloat(t.floatValue) + suffix + ")";
@@ -185,7 +186,7 @@ class AstPrinter {
         const auto& n = static_cast<const FieldExpr&>(e);
         out += "(field ";
         expr(*n.base);
-        out += " " + std::to_string(n.field) + ")";
+        out.append(" ").append(std::to_string(n.field)).append(")");
         return;
       }
       case ExprKind::Attr: {
@@ -241,7 +242,7 @@ class AstPrinter {
  private:
   int indent_ = 0;
 
-  void newline() { out += "\n" + std::string(indent_, ' '); }
+  void newline() { out.append(1, '\n').append(indent_, ' '); }
 
   void optional(const Expr* e) {
     if (e) expr(*e);

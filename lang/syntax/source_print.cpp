@@ -110,7 +110,7 @@ class SourcePrinter {
  private:
   int indent_ = 0;
 
-  void newline() { out += "\n" + std::string(indent_, ' '); }
+  void newline() { out.append(1, '\n').append(indent_, ' '); }
 
   void bare(const Expr& e) {
     switch (e.kind) {
@@ -185,7 +185,7 @@ class SourcePrinter {
       case ExprKind::Field: {
         const auto& n = static_cast<const FieldExpr&>(e);
         postfixBase(*n.base);
-        out += "." + std::to_string(n.field);
+        out.append(".").append(std::to_string(n.field));
         return;
       }
       case ExprKind::Attr: {

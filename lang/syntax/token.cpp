@@ -88,7 +88,7 @@ std::string describe(const Token& t) {
   if (t.kind == TokenKind::String) return "a string";
   if (t.kind == TokenKind::Number && text.size() > 24) return "a number";
   if (t.kind == TokenKind::Ident || t.kind == TokenKind::Number)
-    return "`" + std::string(text) + "`";
+    return std::string("`").append(text).append("`");
   std::string s = std::string("`") + tokenSpelling(t.kind) + "`";
   if (std::string_view(tokenKindName(t.kind)) == "keyword") return "keyword " + s;
   return s;

@@ -128,6 +128,11 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
         << cpp.output;
     EXPECT_NE(cpp.output.find("running: f64[2]" + fmt(" %g", n0) + fmt(" %g", n0 + n1) + "\n"), std::string::npos)
         << cpp.output;
+    double logits[4] = {1, 2, 3, 0.5}, total = 0;
+    for (double l : logits) total += std::exp(l - 3);
+    std::string softmax = "softmax: f64[4]";
+    for (double l : logits) softmax += fmt(" %g", std::exp(l - 3) / total);
+    EXPECT_NE(cpp.output.find(softmax + "\n"), std::string::npos) << cpp.output;
     EXPECT_NE(cpp.output.find("threads: " + fmt("%g", 14) + " " + fmt("%g", 114) + "\n"), std::string::npos)
         << cpp.output;
     EXPECT_NE(cpp.output.find("diagnostic E0203 at embed.scn:2:"), std::string::npos) << cpp.output;

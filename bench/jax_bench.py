@@ -1,0 +1,201 @@
+# The seed workloads (W1 matmul loop, W2 scan/vmap, W3 geometric progression) written in JAX,
+# timed like bench/scn_bench: compile once, warm up, median of >= 5 runs; one JSON record a line.
+"""Usage: python3 bench/jax_bench.py [--quick] [--cap N] [--runs N]
+
+Prints one JSON object per measurement on stdout:
+  {"sys": "jax", "workload": "W1", "variant": "scan", "size": "16x256x256",
+   "ms": median, "runs": n, "compile_ms": c, "peak_bytes": p}
+peak_bytes is the increase of the process's resident memory during one call (sampled every
+0.5 ms by a thread), i.e. what %memit calls the increment.
+"""
+import json
+import os
+import sys
+import threading
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # W3 is f64; W1 and W2 ask for f32 explicitly
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+class PeakSampler:
+    """Peak resident-set increase over a `with` block (a thread polls /proc/self/statm)."""
+
+    def __enter__(self):
+        self.base = rss()
+        self.peak = self.base
+        self.stop = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+        return self
+
+    def _run(self):
+        while not self.stop:
+            self.peak = max(self.peak, rss())
+            time.sleep(0.0005)
+
+    def __exit__(self, *exc):
+        self.peak = max(self.peak, rss())
+        self.stop = True
+        self.t.join()
+        self.increment = self.peak - self.base
+
+
+def measure(fn, args, runs, min_time=0.0):
+    """Compile time (lower + compile), then the median wall time of `runs` calls after one
+    warm-up call; returns (median_ms, runs, compile_ms)."""
+    t0 = time.perf_counter()
+    compiled = jax.jit(fn).lower(*args).compile()
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    jax.block_until_ready(compiled(*args))  # warm-up
+    times = []
+    start = time.perf_counter()
+    while len(times) < runs or (time.perf_counter() - start < min_time and len(times) < 200):
+        t = time.perf_counter()
+        jax.block_until_ready(compiled(*args))
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    return times[len(times) // 2], len(times), compile_ms, compiled
+
+
+def emit(workload, variant, size, ms, runs, compile_ms, peak=None):
+    rec = {"sys": "jax", "workload": workload, "variant": variant, "size": size, "ms": ms,
+           "runs": runs, "compile_ms": compile_ms}
+    if peak is not None:
+        rec["peak_bytes"] = peak
+    print(json.dumps(rec), flush=True)
+
+
+def peak_of(compiled, args):
+    with PeakSampler() as s:
+        out = jax.block_until_ready(compiled(*args))
+    del out
+    return s.increment
+
+
+# ---- W1 (seed 000): x = sqrt(x @ x) sixteen times ----
+REPS = 16
+
+
+def mat_loop(x):
+    for _ in range(REPS):
+        x = jnp.sqrt(jnp.matmul(x, x))
+    return x
+
+
+def mat_scan(x):
+    return lax.scan(lambda c, _: (jnp.sqrt(jnp.matmul(c, c)), None), x, None, length=REPS)[0]
+
+
+def mat_scan2(x):
+    def step(c, _):
+        y = jnp.sqrt(jnp.matmul(c, c))
+        return jnp.sqrt(jnp.matmul(y, y)), None
+    return lax.scan(step, x, None, length=REPS // 2)[0]
+
+
+# ---- W2 (seed 001): sin(x ** 2 + 1) as scan(vmap) and vmap(scan) ----
+def f(x):
+    return jnp.sin(x ** 2 + 1)
+
+
+def scan_vmap_f(xs):
+    return lax.scan(lambda c, x: (c, jax.vmap(f)(x)), (), xs)[1]
+
+
+def vmap_scan_f(xs):
+    return jax.vmap(lambda x: lax.scan(lambda c, xi: (c, f(xi)), (), x)[1])(xs)
+
+
+# ---- W3 (seed 004): geometric progression of n f64 ----
+def gp(n, x0, a):
+    _, xs = lax.scan(lambda c, _: (a * c, a * c), x0, None, length=n - 1)
+    return jnp.concatenate((x0[None], xs))
+
+
+def gp_xs(steps, x0, a):
+    _, xs = lax.scan(lambda c, _: (a * c, a * c), x0, steps)
+    return jnp.concatenate((x0[None], xs))
+
+
+def gp_cumprod(n, x0, a):
+    return jnp.cumprod(jnp.concatenate((x0[None], jnp.full((n - 1,), a, dtype=jnp.float64))))
+
+
+# ---- loop overhead: a scalar-carry scan ----
+def scalar_scan(x0, n):
+    return lax.scan(lambda c, _: (c * 1.0000001 + 1e-7, None), x0, None, length=n)[0]
+
+
+def w2_cells(cap):
+    for b1 in (100, 1000, 5000):
+        for b2 in (100, 1000, 5000):
+            for length in (1, 10, 100):
+                if b1 * b2 * length <= cap:
+                    yield b1, b2, length
+
+
+def main():
+    argv = sys.argv[1:]
+    quick = "--quick" in argv
+    cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
+    runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "L"]
+
+    if "W1" in only:
+        shape = (4, 64, 64) if quick else (16, 256, 256)
+        x = jax.random.uniform(jax.random.PRNGKey(0), shape, dtype=jnp.float32)
+        size = "x".join(map(str, shape))
+        for name, fn in (("unrolled", mat_loop), ("scan", mat_scan), ("scan2", mat_scan2)):
+            ms, n, c, _ = measure(fn, (x,), runs, 0.5)
+            emit("W1", name, size, ms, n, c)
+
+    if "W2" in only:
+        for b1, b2, length in w2_cells(10**6 if quick else cap):
+            xs = jax.random.normal(jax.random.PRNGKey(0), (b1, b2, length), dtype=jnp.float32)
+            size = f"{b1}x{b2}x{length}"
+            for name, fn in (("scan(vmap)", scan_vmap_f), ("vmap(scan)", vmap_scan_f)):
+                ms, n, c, _ = measure(fn, (xs,), runs, 0.3)
+                emit("W2", name, size, ms, n, c)
+            del xs
+
+    if "W3" in only:
+        n = 2**16 if quick else 2**26
+        x0 = jnp.array(1.0, dtype=jnp.float64)
+        a = jnp.array(1.0 + 1e-8, dtype=jnp.float64)
+        size = f"2^{n.bit_length() - 1}"
+        steps = jnp.arange(1, n, dtype=jnp.uint64)
+        variants = (
+            ("xs=None", lambda x0, a: gp(n, x0, a), (x0, a)),
+            ("xs array", gp_xs, (steps, x0, a)),
+            ("cumprod", lambda x0, a: gp_cumprod(n, x0, a), (x0, a)),
+        )
+        for name, fn, args in variants:
+            ms, k, c, compiled = measure(fn, args, runs)
+            emit("W3", name, size, ms, k, c, peak_of(compiled, args))
+        del steps
+
+    if "L" in only:
+        n = 10**6
+        x0 = jnp.array(1.0, dtype=jnp.float32)
+        ms, k, c, _ = measure(lambda x: scalar_scan(x, n), (x0,), runs)
+        emit("L", "scalar scan", f"{n}", ms, k, c)
+        # compile time of a scan of length 10 vs 1000 (issue 7: at most 1.2x)
+        for length in (10, 1000):
+            ms, k, c, _ = measure(lambda x, length=length: scalar_scan(x, length), (x0,), runs)
+            emit("L", f"compile len {length}", f"{length}", ms, k, c)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz targets from the project's own programs.
+#   tests/fuzz/make_corpus.sh OUTDIR
+# OUTDIR/parse and OUTDIR/session get every .scn file under tests/programs and examples (the
+# REPL transcripts' input lines too); OUTDIR/tracer and OUTDIR/capi get a few fixed byte strings
+# (their inputs are choices, not text). Existing corpus files are kept: the corpora grow across
+# runs.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:?usage: make_corpus.sh OUTDIR}"
+mkdir -p "$out"/parse "$out"/session "$out"/tracer "$out"/capi
+n=0
+while IFS= read -r -d '' f; do
+  name="seed_$(printf '%s' "${f#$root/}" | tr '/.' '__')"
+  cp "$f" "$out/parse/$name"
+  # The session target skips inputs over 2 KiB: cut big programs at a line boundary.
+  if [ "$(wc -c < "$f")" -le 2048 ]; then cp "$f" "$out/session/$name"
+  else head -c 2048 "$f" | sed '$d' > "$out/session/$name"; fi
+  n=$((n + 1))
+done < <(find "$root/tests/programs" "$root/examples" -name '*.scn' -print0 | sort -z)
+if [ -d "$root/tests/repl" ]; then
+  for f in "$root"/tests/repl/*.repl; do
+    [ -e "$f" ] || continue
+    name="seed_repl_$(basename "$f" .repl)"
+    grep -E '^> ' "$f" | sed -E 's/^> //' | grep -v '^:' | head -c 2048 > "$out/session/$name" || true
+  done
+fi
+# The structured targets: a few deterministic byte strings of different lengths.
+for len in 16 64 256 1024; do
+  for seed in 1 2 3; do
+    python3 -c "import random,sys; random.seed($seed * 1000 + $len); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range($len)))" \
+      > "$out/tracer/seed_${len}_${seed}"
+    cp "$out/tracer/seed_${len}_${seed}" "$out/capi/seed_${len}_${seed}"
+  done
+done
+echo "seed corpus: $n programs in $out/{parse,session}; byte seeds in $out/{tracer,capi}"
