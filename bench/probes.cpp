@@ -1,0 +1,70 @@
+// Reference probes measured in the same run as the workloads: memory copy and fill bandwidth on
+// both cores, and OpenBLAS SGEMM throughput at W1's matrix size.
+#include <cblas.h>
+
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bench/harness.hpp"
+
+namespace scn::bench {
+
+namespace {
+
+/// Runs body(begin, end) over [0, n) split across `threads` threads.
+template <typename F>
+void split(size_t n, int threads, F&& body) {
+  std::vector<std::thread> ts;
+  for (int t = 1; t < threads; ++t)
+    ts.emplace_back([&, t] { body(n * t / threads, n * (t + 1) / threads); });
+  body(0, n / threads);
+  for (std::thread& t : ts) t.join();
+}
+
+}  // namespace
+
+double probeCopyGBs(size_t bytes, int threads, int runs) {
+  std::unique_ptr<char[]> a(new char[bytes]), b(new char[bytes]);
+  std::memset(a.get(), 1, bytes);
+  std::memset(b.get(), 2, bytes);
+  Timing t = timeRuns([&] {
+    split(bytes, threads, [&](size_t lo, size_t hi) { std::memcpy(b.get() + lo, a.get() + lo, hi - lo); });
+  }, runs);
+  return 2.0 * static_cast<double>(bytes) / (t.medianMs * 1e6);
+}
+
+double probeFillGBs(size_t bytes, int threads, int runs) {
+  std::unique_ptr<char[]> a(new char[bytes]);
+  std::memset(a.get(), 1, bytes);
+  int v = 0;
+  Timing t = timeRuns([&] {
+    ++v;
+    split(bytes, threads, [&](size_t lo, size_t hi) { std::memset(a.get() + lo, v, hi - lo); });
+  }, runs);
+  return static_cast<double>(bytes) / (t.medianMs * 1e6);
+}
+
+double probeSgemmGFlops(int n, int batch, int runs) {
+  size_t per = static_cast<size_t>(n) * n;
+  std::vector<float> a(per * batch, 0.5f), c(per * batch);
+  Timing t = timeRuns([&] {
+    for (int b = 0; b < batch; ++b)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data() + b * per, n,
+                  a.data() + b * per, n, 0.0f, c.data() + b * per, n);
+  }, runs);
+  return 2.0 * n * n * static_cast<double>(n) * batch / (t.medianMs * 1e6);
+}
+
+void plainMatLoop(float* x, float* tmp, int batch, int n, int reps) {
+  size_t per = static_cast<size_t>(n) * n;
+  for (int r = 0; r < reps; ++r) {
+    for (int b = 0; b < batch; ++b)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, x + b * per, n,
+                  x + b * per, n, 0.0f, tmp + b * per, n);
+    plainSqrt(tmp, x, per * batch);
+  }
+}
+
+}  // namespace scn::bench
