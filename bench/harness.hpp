@@ -43,6 +43,31 @@ Timing timeRuns(F&& f, int runs, double minSeconds = 0.0, int maxRuns = 200) {
   return Timing{ms[ms.size() / 2], ms.front(), static_cast<int>(ms.size())};
 }
 
+/// Interleaved timing of several variants (one call of each per round, after a warm-up call of
+/// each), so that a load change on a shared machine hits all of them alike: the ratios of the
+/// medians stay meaningful when the absolute times drift.
+template <typename F>
+std::vector<Timing> timeInterleaved(const std::vector<F>& fs, int runs, double minSeconds = 0.0,
+                                    int maxRuns = 200) {
+  for (const F& f : fs) f();
+  std::vector<std::vector<double>> ms(fs.size());
+  auto start = Clock::now();
+  while (static_cast<int>(ms[0].size()) < runs ||
+         (msSince(start) < minSeconds * 1e3 && static_cast<int>(ms[0].size()) < maxRuns)) {
+    for (size_t i = 0; i < fs.size(); ++i) {
+      auto t0 = Clock::now();
+      fs[i]();
+      ms[i].push_back(msSince(t0));
+    }
+  }
+  std::vector<Timing> out;
+  for (std::vector<double>& m : ms) {
+    std::sort(m.begin(), m.end());
+    out.push_back(Timing{m[m.size() / 2], m.front(), static_cast<int>(m.size())});
+  }
+  return out;
+}
+
 /// Resident set size of this process, in bytes.
 inline size_t residentBytes() {
   long pages = 0, resident = 0;
@@ -146,6 +171,8 @@ double probeSgemmGFlops(int n, int batch, int runs);
 void plainSinLoop(const float* x, float* y, int64_t n);
 /// The same loop with -ffast-math, which lets GCC call libmvec's vector sinf.
 void plainSinLoopFastMath(const float* x, float* y, int64_t n);
+/// y[i] = sqrt(x[i]) (one thread, vectorised).
+void plainSqrt(const float* x, float* y, int64_t n);
 /// out[0] = x0, out[i] = out[i-1] * a (one thread).
 void plainGeometric(double* out, int64_t n, double x0, double a);
 /// x = sqrt(x @ x) `reps` times for a (batch, n, n) f32 array: OpenBLAS plus a sqrt loop.

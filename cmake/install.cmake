@@ -34,8 +34,13 @@ set_target_properties(scn_shared PROPERTIES
   VISIBILITY_INLINES_HIDDEN ON
   INSTALL_RPATH_USE_LINK_PATH ON)
 
-# The embedding tests install the package and build the example hosts against it.
-foreach(t api_c_test api_cpp_test api_install_test)
+# The embedding tests install the package and build the example hosts against it; a sanitized
+# libscn needs hosts built with the same runtime.
+set(SCN_HOST_FLAGS "")
+if(SCN_SANITIZE)
+  set(SCN_HOST_FLAGS "-fsanitize=address,undefined")
+endif()
+foreach(t api_install_test)
   if(TARGET ${t})
     add_dependencies(${t} scn_shared)
     target_compile_definitions(${t} PRIVATE
@@ -43,7 +48,8 @@ foreach(t api_c_test api_cpp_test api_install_test)
       SCN_CMAKE_COMMAND="${CMAKE_COMMAND}"
       SCN_CMAKE_GENERATOR="${CMAKE_GENERATOR}"
       SCN_C_COMPILER="${CMAKE_C_COMPILER}"
-      SCN_CXX_COMPILER="${CMAKE_CXX_COMPILER}")
+      SCN_CXX_COMPILER="${CMAKE_CXX_COMPILER}"
+      SCN_HOST_FLAGS="${SCN_HOST_FLAGS}")
   endif()
 endforeach()
 

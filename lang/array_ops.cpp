@@ -55,6 +55,14 @@ AVal defaultize(AVal v) {
   return AVal::of(std::move(out), true);
 }
 
+Type surfaceType(const AVal& v) {
+  Type t = v.type;
+  if (v.weak && v.isStatic()) t.dtype = t.dtype == DType::I64 ? DType::I32 : t.dtype == DType::F64 ? DType::F32 : t.dtype;
+  return t;
+}
+
+std::string surfaceTypeString(const AVal& v) { return typeString(surfaceType(v)); }
+
 DType promoteTypes(const AVal& a, const AVal& b) {
   DType ta = a.type.dtype, tb = b.type.dtype;
   if (a.weak && b.weak) {
@@ -181,43 +189,42 @@ AVal ArrayOps::unary(Op op, AVal x, Span span) {
     x = convert(x, x.weak && x.isStatic() ? DType::F64 : (x.type.dtype == DType::I64 || x.type.dtype == DType::U64) ? DType::F64 : DType::F32, span);
   if (op == Op::Neg && x.type.dtype == DType::Bool)
     fail("E0205", span, "unary `-` is not defined for bool", "use `!x` for logical negation");
-  if (op == Op::Not && isFloat(x.type.dtype))
-    fail("E0205", span, "`!` is not defined for " + std::string(dtypeName(x.type.dtype)),
-         "compare first, e.g. `!(x > 0)`");
   AVal r = t_.apply1(op, {x}, {}, span);
   r.weak = x.weak && opInfo(op).category != OpCategory::Predicate;
   return r;
 }
 
-AVal ArrayOps::select(AVal c, AVal a, AVal b, Span span) {
-  if (c.type.dtype != DType::Bool) c = binary(Op::Ne, c, weakInt(0), span, "select");
+AVal ArrayOps::select(AVal c, AVal a, AVal b, Span span, const char* what) {
+  if (c.type.dtype != DType::Bool) c = binary(Op::Ne, c, weakInt(0), span, what);
   DType t = promoteTypes(a, b);
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
   b = convert(b, t, span);
-  Shape shape = broadcastShapes({c, a, b}, span, "select");
+  Shape shape = broadcastShapes({c, a, b}, span, what);
   AVal r = t_.apply1(Op::Select,
-                     {broadcastTo(c, shape, span, "select"), broadcastTo(a, shape, span, "select"),
-                      broadcastTo(b, shape, span, "select")},
+                     {broadcastTo(c, shape, span, what), broadcastTo(a, shape, span, what),
+                      broadcastTo(b, shape, span, what)},
                      {}, span);
   r.weak = weak;
   return r;
 }
 
-AVal ArrayOps::reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span) {
+AVal ArrayOps::reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span,
+                      const char* what) {
+  if (!what) what = opName(op);
   Attrs at;
   size_t rank = x.type.shape.size();
   if (!axes) {
     for (size_t i = 0; i < rank; ++i) at.axes.push_back(static_cast<int64_t>(i));
   } else {
-    for (int64_t a : *axes) at.axes.push_back(normAxis(a, rank, span, opName(op)));
+    for (int64_t a : *axes) at.axes.push_back(normAxis(a, rank, span, what));
     std::sort(at.axes.begin(), at.axes.end());
     if (std::adjacent_find(at.axes.begin(), at.axes.end()) != at.axes.end())
-      fail("E0204", span, std::string(opName(op)) + " got a repeated axis");
+      fail("E0204", span, std::string(what) + " got a repeated axis");
   }
   AVal in = x;
   if ((op == Op::ReduceAnd || op == Op::ReduceOr) && in.type.dtype != DType::Bool)
-    in = binary(Op::Ne, in, weakInt(0), span, opName(op));
+    in = binary(Op::Ne, in, weakInt(0), span, what);
   if ((op == Op::ReduceSum || op == Op::ReduceProd) && in.type.dtype == DType::Bool)
     in = convert(in, DType::I32, span);
   AVal r = t_.apply1(op, {in}, at, span);

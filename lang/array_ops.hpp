@@ -19,6 +19,12 @@ AVal strongScalar(DType t, double v);
 /// value stands alone: printing, function arguments, loop carries, stored arrays.
 AVal defaultize(AVal v);
 
+/// The type a value shows the user: a weak static value at its default dtype (what
+/// `defaultize` would give), without converting any data. For messages and `:type`.
+Type surfaceType(const AVal& v);
+/// typeString(surfaceType(v)): "f32[3]".
+std::string surfaceTypeString(const AVal& v);
+
 /// The dtype two operands promote to (docs/language.md "Type promotion").
 DType promoteTypes(const AVal& a, const AVal& b);
 
@@ -41,9 +47,11 @@ class ArrayOps {
   AVal logical(Op op, AVal a, AVal b, Span span);
   /// Elementwise unary op; float-only ops convert integer inputs to a float dtype first.
   AVal unary(Op op, AVal x, Span span);
-  AVal select(AVal c, AVal a, AVal b, Span span);
+  AVal select(AVal c, AVal a, AVal b, Span span, const char* what = "select");
 
-  AVal reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span);
+  /// `what` names the builtin in messages (default: the op's name).
+  AVal reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span,
+              const char* what = nullptr);
   AVal reshape(const AVal& x, const Shape& shape, Span span);
   AVal transpose(const AVal& x, const std::vector<int64_t>& perm, Span span);
   AVal expandDims(const AVal& x, int64_t axis, Span span);

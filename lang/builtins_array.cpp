@@ -128,7 +128,7 @@ Value select(Evaluator& ev, CallArgs& c) {
 
 Value where(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "where", {"c", "a", "b"});
-  return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span));
+  return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span, "where"));
 }
 
 Value clip(Evaluator& ev, CallArgs& c) {
@@ -154,7 +154,7 @@ Value reduction(Evaluator& ev, CallArgs& c) {
   AVal x = a.array(0);
   if ((op == Op::ReduceMax || op == Op::ReduceMin) && numElements(x.type.shape) == 0)
     fail("E0225", c.span, std::string(name) + " of an empty array has no identity");
-  return arr(ev.ops().reduce(op, x, a.axes(1), c.span));
+  return arr(ev.ops().reduce(op, x, a.axes(1), c.span, name));
 }
 
 Value mean(Evaluator& ev, CallArgs& c) {
@@ -168,7 +168,7 @@ Value mean(Evaluator& ev, CallArgs& c) {
   } else {
     count = numElements(x.type.shape);
   }
-  AVal s = ev.ops().reduce(Op::ReduceSum, x, axes, c.span);
+  AVal s = ev.ops().reduce(Op::ReduceSum, x, axes, c.span, "mean");
   return arr(ev.ops().trueDivide(s, weakFloat(static_cast<double>(count)), c.span));
 }
 

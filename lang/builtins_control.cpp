@@ -234,7 +234,7 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
   if (c.pos.size() < 3) fail("E0220", c.span, "cond needs (p, f_true, f_false, operands...)");
   if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "cond takes no keyword arguments");
   AVal p = toArray(c.pos[0], c.posSpans[0], "cond");
-  if (p.type.shape.size() != 0) fail("E0236", c.posSpans[0], "cond's predicate must be a scalar, got " + typeString(p.type));
+  if (p.type.shape.size() != 0) fail("E0236", c.posSpans[0], "cond's predicate must be a scalar, got " + surfaceTypeString(p));
   for (int k = 1; k <= 2; ++k)
     if (!c.pos[k].isCallable()) fail("E0216", c.posSpans[k], "cond: branch must be a function, got " + describe(c.pos[k]));
   std::vector<Value> operands(c.pos.begin() + 3, c.pos.end());

@@ -41,7 +41,7 @@ Bits threefry(ArrayOps& ops, const AVal& k0, const AVal& k1, AVal c0, AVal c1, S
 
 AVal keyPart(ArrayOps& ops, const AVal& key, int64_t i, Span span) {
   if (key.type.dtype != DType::U32 || key.type.shape != Shape{2})
-    fail("E0240", span, "expected a random key (u32[2] from key(seed)), got " + typeString(key.type),
+    fail("E0240", span, "expected a random key (u32[2] from key(seed)), got " + surfaceTypeString(key),
          "make one with `key(seed)` and derive more with `split(key)`");
   AVal s = ops.slice(key, {i}, {i + 1}, {1}, span);
   return ops.reshape(s, {}, span);

@@ -44,7 +44,7 @@ int Env::assign(const std::string& name, Value v) {
 
 std::string describe(const Value& v) {
   switch (v.kind) {
-    case ValueKind::Array: return typeString(v.array->type);
+    case ValueKind::Array: return surfaceTypeString(*v.array);
     case ValueKind::Tuple: return "a tuple of " + std::to_string(v.elems->size());
     case ValueKind::None: return "None";
     case ValueKind::String: return "a string";
@@ -63,7 +63,7 @@ AVal toArray(const Value& v, Span span, const char* what) {
 
 std::string TreeDef::str() const {
   switch (kind) {
-    case Leaf: return "*";
+    case Leaf: return "array";
     case None: return "None";
     case Tuple: {
       std::string s = "(";
@@ -200,8 +200,8 @@ void Evaluator::bindPattern(const Pattern& p, const Value& v, Env& env, Span spa
       }
       if (parts.size() != p.elems.size())
         fail("E0210", p.span,
-             "cannot destructure " + describe(v) + " into " + std::to_string(p.elems.size()) +
-                 " names: it has " + std::to_string(parts.size()) + " parts");
+             std::string("cannot destructure ") + (v.isTuple() ? "a tuple" : "an array") + " of " +
+                 std::to_string(parts.size()) + " parts into " + std::to_string(p.elems.size()) + " names");
       for (size_t i = 0; i < parts.size(); ++i) bindPattern(p.elems[i], parts[i], env, span);
       return;
     }
@@ -385,7 +385,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
       AVal c = toArray(eval(*i.cond, env), i.cond->span, "if");
       Array a = concreteOrError(c, StaticUse::IfCondition, i.cond->span, "");
       if (a.rank() != 0)
-        fail("E0213", i.cond->span, "an `if` condition must be a scalar, got " + typeString(c.type),
+        fail("E0213", i.cond->span, "an `if` condition must be a scalar, got " + surfaceTypeString(c),
              "reduce it first, e.g. `all(x)` or `any(x)`");
       if (a.getDouble(0) != 0) return eval(*i.thenBlock, env);
       return i.elseBlock ? eval(*i.elseBlock, env) : Value::none();
@@ -470,7 +470,14 @@ Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
   }
   if (!callee.isCallable())
     fail("E0216", e.callee->span, describe(callee) + " is not callable");
-  return call(callee, args);
+  try {
+    return call(callee, args);
+  } catch (UserError& err) {
+    // Errors raised below the language (an allocation, a shape overflow) have no location of
+    // their own: they belong to the innermost call that caused them.
+    if (!err.diag.span.valid() && err.diag.code != "E9999") err.diag.span = e.span;
+    throw;
+  }
 }
 
 // ---------------------------------------------------------------- indexing
@@ -533,7 +540,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     }
     AVal idx = toArray(eval(*it.index, env), it.span, "index");
     if (idx.type.shape.size() != 0 || !(isInteger(idx.type.dtype)))
-      fail("E0217", it.span, "an index must be an integer scalar, got " + typeString(idx.type),
+      fail("E0217", it.span, "an index must be an integer scalar, got " + surfaceTypeString(idx),
            "gather by an integer array is not supported yet; use a `for` loop or `vmap`");
     if (idx.isStatic()) {
       int64_t k = idx.concrete->getInt(0);

@@ -222,7 +222,12 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     else if (stage == "cuda") out = cuda::emitCuda(runPipeline(*captured, {}));
     else if (stage == "ptx") out = cuda::emitPtx(runPipeline(*captured, {}));
 #endif
+#ifdef SCN_HAVE_CUDA
     else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call", "stages: ir, llvm, asm, cuda, ptx");
+#else
+    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call",
+              "stages: ir, llvm, asm (cuda and ptx need a build with the CUDA toolkit)");
+#endif
   } catch (const UserError& e) {
     report(e.diag);
     return false;

@@ -1,6 +1,7 @@
 // The trace stack, op application (fold or emit) and concretization errors.
 #include "lang/tracer.hpp"
 
+#include "lang/array_ops.hpp"
 #include "lang/diagnostics.hpp"
 
 namespace scn {
@@ -254,7 +255,7 @@ int64_t staticInt(const AVal& v, StaticUse what, Span use, const std::string& co
   if (a.rank() != 0 || !(isInteger(a.dtype) || a.dtype == DType::Bool))
     fail("E0202", use,
          useDescription(what) + (context.empty() ? "" : " (" + context + ")") +
-             " must be an integer scalar, got " + typeString(v.type));
+             " must be an integer scalar, got " + surfaceTypeString(v));
   return a.getInt(0);
 }
 

@@ -73,7 +73,7 @@ typedef void (*scn_print_fn)(const char* text, size_t len, void* user);
 
 /** Context options. Fill with scn_options_init, then set what you need. */
 typedef struct scn_options {
-  const char* backend; /* "auto" (NULL means auto), "cpu", "interp" or "cuda" */
+  const char* backend; /* "auto" (NULL means auto), "cpu", "interp", "cuda" or "cuda-emu" */
   int opt_level;       /* 0..3, default 2 */
   scn_diagnostic_fn on_diagnostic; /* may be NULL */
   void* diagnostic_user;

@@ -125,7 +125,8 @@ struct DiagnosticRecord {
 
 /// How a context is set up.
 struct ContextOptions {
-  /// "auto", "cpu" (the LLVM JIT), "interp" (the reference interpreter) or "cuda".
+  /// "auto" (a usable GPU, else the CPU), "cpu" (the LLVM JIT), "interp" (the reference
+  /// interpreter), "cuda" or "cuda-emu" (the CUDA backend's code run on the host, for tests).
   std::string backend = "auto";
   /// Optimisation level of generated code, 0 to 3.
   int optLevel = 2;
@@ -248,7 +249,7 @@ class SCN_API Context {
   /// function(name), then call(inputs).
   Result<std::vector<HostArray>> call(std::string_view name, const std::vector<ArrayView>& inputs);
 
-  /// The backend in use: "cpu", "interp" or "cuda".
+  /// The backend in use: "cpu", "interp", "cuda" or "cuda-emu" ("auto" resolved).
   std::string backend() const;
   /// The one-line header of the last failed call's first error; empty after a success.
   const std::string& lastError() const;

@@ -22,6 +22,13 @@ namespace cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The CPU step runner honours Step::start, so scans peel their first iteration.
+kir::LowerOptions cpuLowerOptions() {
+  kir::LowerOptions o;
+  o.peelFirstIteration = true;
+  return o;
+}
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -115,7 +122,7 @@ class CpuBackend : public Backend {
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     std::lock_guard<std::mutex> lock(mutex_);
     auto t0 = Clock::now();
-    kir::Program prog = kir::lower(*f);
+    kir::Program prog = kir::lower(*f, cpuLowerOptions());
     std::string name = prog.name;
     prog.name = "";  // the cache key does not depend on the function's name
     std::string key = kir::printKernels(prog);
@@ -161,7 +168,7 @@ std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
 }
 
 std::string emitLLVM(const FuncPtr& f, int optLevel) {
-  kir::Program prog = kir::lower(*f);
+  kir::Program prog = kir::lower(*f, cpu::cpuLowerOptions());
   auto tm = cpu::hostTargetMachine(optLevel);
   llvm::LLVMContext ctx;
   auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);
@@ -172,7 +179,7 @@ std::string emitLLVM(const FuncPtr& f, int optLevel) {
 }
 
 std::string emitAsm(const FuncPtr& f, int optLevel) {
-  kir::Program prog = kir::lower(*f);
+  kir::Program prog = kir::lower(*f, cpu::cpuLowerOptions());
   auto tm = cpu::hostTargetMachine(optLevel);
   llvm::LLVMContext ctx;
   auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);

@@ -289,7 +289,7 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
         break;
       }
       case StepKind::Loop:
-        os << "loop h" << s.hostVar << " in 0.." << s.count << " {\n";
+        os << "loop h" << s.hostVar << " in " << s.start << ".." << s.count << " {\n";
         printSteps(os, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";
@@ -338,6 +338,16 @@ std::string printExpr(const ExprP& e) {
 }
 
 std::string printKernels(const Func& f) { return printKernels(lower(f)); }
+
+std::string printKernel(const Kernel& k) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t d = 0; d < k.dims.size(); ++d) os << (d ? "," : "") << k.dims[d];
+  os << "] {\n";
+  printStmts(os, k, k.body, 1);
+  os << "}\n";
+  return os.str();
+}
 
 std::string printKernels(const Program& p) {
   std::ostringstream os;

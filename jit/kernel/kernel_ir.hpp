@@ -132,8 +132,9 @@ struct Step {
   StepKind kind = StepKind::Launch;
   int kernel = 0;           // Launch
   kir::Gemm gemm;           // Gemm
-  int hostVar = 0;          // Loop: counter id, runs 0..count-1
+  int hostVar = 0;          // Loop: counter id, runs start..count-1
   int64_t count = 0;        // Loop
+  int64_t start = 0;        // Loop: first counter value (1 after a peeled first iteration)
   std::vector<Step> body;   // Loop, While (after the condition)
   std::vector<Step> cond;   // While: computes the flag
   Loc flag;                 // While: bool to test; Switch: i32 or bool index (clamped)
@@ -157,13 +158,24 @@ struct Program {
   size_t tempBytes() const;
 };
 
+/// Choices of the lowering that depend on what a backend's step runner supports.
+struct LowerOptions {
+  /// Run a scan's first iteration before its loop (which then starts at 1), reading a carry
+  /// whose init cannot be overwritten (a parameter, a value used later) in place instead of
+  /// copying it into the carry slot first (Note [Peeled first iteration] in lower_control.cpp).
+  /// Needs a runner that honours Step::start.
+  bool peelFirstIteration = false;
+};
+
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.
-Program lower(const Func& f);
+Program lower(const Func& f, const LowerOptions& opts = {});
 
 /// Stable text of a program (--emit=kernels); also the compile-cache key.
 std::string printKernels(const Program& p);
 /// printKernels(lower(f)): the kernel IR of a Func (--emit=kernels).
 std::string printKernels(const Func& f);
+/// Text of one kernel without its name (dims, locals and body): equal texts, equal kernels.
+std::string printKernel(const Kernel& k);
 /// Text of one expression, as printKernels writes it.
 std::string printExpr(const ExprP& e);
 

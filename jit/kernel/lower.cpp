@@ -18,8 +18,9 @@ namespace scn::kir {
 // A fusible var is materialised when
 //   - it is a result of the Func, or an input that must be a buffer (dot_general, scan, while,
 //     cond operands),
-//   - it is read by more than one materialised consumer and is not pure index arithmetic over
-//     buffers (recomputing a transpose is free; recomputing exp is not), or
+//   - it is read by more than one materialised consumer, or by more than one equation, and is
+//     not pure index arithmetic over buffers (recomputing a transpose is free; recomputing exp
+//     is not, and a chain of values each read twice would be regenerated exponentially), or
 //   - a broadcast_in_dim expands it and it is not pure index arithmetic (else every element
 //     would be recomputed many times).
 // The decision is made in one backward pass, so each var knows all its consumers.
@@ -59,9 +60,13 @@ void ProgramBuilder::freeTemp(int buffer) {
 }
 
 void ProgramBuilder::launch(Kernel k) {
-  int id = static_cast<int>(prog.kernels.size());
-  k.name = "k" + std::to_string(id);
-  prog.kernels.push_back(std::move(k));
+  std::string text = printKernel(k);
+  auto [it, fresh] = kernelIds.emplace(std::move(text), static_cast<int>(prog.kernels.size()));
+  int id = it->second;
+  if (fresh) {
+    k.name = "k" + std::to_string(id);
+    prog.kernels.push_back(std::move(k));
+  }
   Step s;
   s.kind = StepKind::Launch;
   s.kernel = id;
@@ -156,6 +161,8 @@ void FuncLowering::analyse() {
   target_.assign(nv, std::nullopt);
   leaves_.assign(nv, {});
   leavesDone_.assign(nv, false);
+  placed_.assign(nv, std::nullopt);
+  hasPlaced_.assign(nv, false);
   for (size_t i = 0; i < f_.eqns.size(); ++i)
     for (int o : f_.eqns[i].outputs) def_[o] = static_cast<int>(i);
 
@@ -169,6 +176,14 @@ void FuncLowering::analyse() {
     for (int o : e.outputs) pureIndex_[o] = pure;
   }
 
+  // Direct consumers of each var (distinct equations): a value with several readers inside one
+  // fused tree would be regenerated once per reader, and chains of such values (a hash's
+  // rounds: x0 += x1; x1 ^= x0) grow exponentially. See the third rule of Note [Fusion].
+  std::vector<int> directUses(nv, 0);
+  for (const Eqn& e : f_.eqns) {
+    std::set<int> distinct(e.inputs.begin(), e.inputs.end());
+    for (int u : distinct) ++directUses[u];
+  }
   // Backward: consumers of each var, and the materialisation decision.
   std::vector<std::set<int>> reach(nv);  // materialised consumers (eqn indices; -1: result)
   std::vector<bool> needBuf(nv, false);
@@ -185,7 +200,7 @@ void FuncLowering::analyse() {
     bool point = true;
     if (isFusibleEqn(e)) {
       int v = e.outputs[0];
-      bool m = needBuf[v] || (reach[v].size() > 1 && !pureIndex_[v]);
+      bool m = needBuf[v] || (!pureIndex_[v] && (reach[v].size() > 1 || directUses[v] > 1));
       mat_[v] = m;
       point = m;
     } else {
@@ -227,6 +242,8 @@ void FuncLowering::analyse() {
     if (j < dests_.size() && dests_[j] && def_[r] >= 0 && seen.insert(r).second)
       target_[r] = dests_[j];
   }
+  findProducerTargets();
+  findPlacements();
 }
 
 const std::vector<int>& FuncLowering::leaves(int v) {
@@ -248,8 +265,8 @@ const std::vector<int>& FuncLowering::leaves(int v) {
 }
 
 Loc FuncLowering::outputLoc(int v) {
-  if (target_[v]) {
-    loc_[v] = *target_[v];
+  if (std::optional<Loc> d = destOf(v)) {
+    loc_[v] = *d;
     return loc_[v];
   }
   const Type& t = f_.type(v);
@@ -280,9 +297,24 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
       case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
       case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-      case OpCategory::Reverse: case OpCategory::DynamicSlice:
-        if (mat_[e.outputs[0]]) kernelFusible(e.outputs[0], outputLoc(e.outputs[0]));
+      case OpCategory::Reverse: case OpCategory::DynamicSlice: {
+        int v = e.outputs[0];
+        if (!mat_[v]) break;
+        if (hasPlaced_[v]) {
+          lowerConcatPlaced(e);
+          break;
+        }
+        int m = destOf(v) ? -1 : reusableLeaf(i, v);
+        if (m >= 0) {  // Note [In-place elementwise]: v overwrites its dead operand m
+          loc_[v] = loc_[m];
+          canFree_[v] = canSteal_[v] = true;
+          canFree_[m] = canSteal_[m] = false;
+          kernelFusible(v, loc_[v]);
+        } else {
+          kernelFusible(v, outputLoc(v));
+        }
         break;
+      }
       case OpCategory::Constant:
         if (!isFusibleEqn(e)) {
           int c = static_cast<int>(pb_.prog.consts.size());
@@ -325,194 +357,9 @@ std::vector<Loc> FuncLowering::run() {
   return out;
 }
 
-int FuncLowering::carrySlot(size_t ei, const Eqn& e, int init) {
-  int uses = static_cast<int>(std::count(e.inputs.begin(), e.inputs.end(), init));
-  if (uses == 1 && canSteal_[init] && canFree_[init] && lastUse_[init] == static_cast<int>(ei) &&
-      isConstIdx(loc_[init].offset ? loc_[init].offset : idx(0), 0)) {
-    canFree_[init] = canSteal_[init] = false;  // the slot now belongs to the loop's carry
-    return loc_[init].buffer;
-  }
-  const Type& t = f_.type(init);
-  int slot = pb_.newTemp(t.dtype, numElements(t.shape));
-  pb_.emit(copyStep(Loc{slot, idx(0)}, loc_[init], t, true));
-  return slot;
-}
-
-namespace {
-/// After a loop body: move each new carry into place (Note [Carry buffers]).
-void finishCarries(ProgramBuilder& pb, const std::vector<Loc>& results, const std::vector<int>& A,
-                   const std::vector<int>& B, const std::vector<Type>& types) {
-  std::vector<Step> swaps;
-  for (size_t j = 0; j < A.size(); ++j) {
-    const Loc& r = results[j];
-    if (sameLoc(r, Loc{A[j], idx(0)})) continue;
-    if (!sameLoc(r, Loc{B[j], idx(0)})) {
-      Step c;
-      c.kind = StepKind::Copy;
-      c.dst = Loc{B[j], idx(0)};
-      c.src = r;
-      c.elems = numElements(types[j].shape);
-      c.carry = true;
-      pb.emit(std::move(c));
-    }
-    Step s;
-    s.kind = StepKind::Swap;
-    s.a = A[j];
-    s.b = B[j];
-    swaps.push_back(s);
-  }
-  for (Step& s : swaps) pb.emit(std::move(s));
-}
-}  // namespace
-
-void FuncLowering::lowerScan(size_t ei, const Eqn& e) {
-  const Attrs& a = e.attrs;
-  const Func& body = *e.subs.at(0);
-  int nc = a.numConsts, ncar = a.numCarry;
-  int nxs = static_cast<int>(e.inputs.size()) - nc - ncar;
-  int nys = static_cast<int>(e.outputs.size()) - ncar;
-  std::vector<int> A, B;
-  std::vector<Type> carryTypes;
-  for (int j = 0; j < ncar; ++j) {
-    int init = e.inputs[nc + j];
-    carryTypes.push_back(f_.type(init));
-    A.push_back(carrySlot(ei, e, init));
-  }
-  for (int j = 0; j < ncar; ++j)
-    B.push_back(pb_.newTemp(carryTypes[j].dtype, numElements(carryTypes[j].shape)));
-  std::vector<Loc> ys;
-  for (int j = 0; j < nys; ++j) ys.push_back(outputLoc(e.outputs[ncar + j]));
-
-  Step loop;
-  loop.kind = StepKind::Loop;
-  loop.hostVar = pb_.prog.numHostVars++;
-  loop.count = a.length;
-  ExprP i = hostVar(loop.hostVar);
-  if (a.reverse) i = arith(Arith::Sub, idx(a.length - 1), i);
-
-  std::vector<Loc> params;
-  std::vector<bool> steal;
-  for (int j = 0; j < nc; ++j) {
-    params.push_back(loc_[e.inputs[j]]);
-    steal.push_back(false);
-  }
-  for (int j = 0; j < ncar; ++j) {
-    params.push_back(Loc{A[j], idx(0)});
-    steal.push_back(true);
-  }
-  for (int j = 0; j < nxs; ++j) {
-    int x = e.inputs[nc + ncar + j];
-    const Shape& s = f_.type(x).shape;
-    int64_t slice = s.empty() ? 1 : numElements(s) / std::max<int64_t>(s[0], 1);
-    if (!s.empty() && s[0] == 0) slice = 0;
-    params.push_back(Loc{loc_[x].buffer, offsetPlus(loc_[x], arith(Arith::Mul, i, idx(slice)))});
-    steal.push_back(false);
-  }
-  std::vector<std::optional<Loc>> dests;
-  for (int j = 0; j < ncar; ++j) dests.push_back(Loc{B[j], idx(0)});
-  for (int j = 0; j < nys; ++j) {
-    const Shape& s = f_.type(e.outputs[ncar + j]).shape;
-    int64_t slice = s[0] == 0 ? 0 : numElements(s) / s[0];
-    dests.push_back(Loc{ys[j].buffer, offsetPlus(ys[j], arith(Arith::Mul, i, idx(slice)))});
-  }
-
-  std::vector<Step>* outer = pb_.cur;
-  pb_.cur = &loop.body;
-  FuncLowering inner(pb_, body, params, steal, dests);
-  std::vector<Loc> res = inner.run();
-  for (int j = 0; j < nys; ++j)
-    if (!sameLoc(res[ncar + j], *dests[ncar + j]))
-      pb_.emit(copyStep(*dests[ncar + j], res[ncar + j], body.type(body.results[ncar + j]), false));
-  finishCarries(pb_, res, A, B, carryTypes);
-  pb_.cur = outer;
-  pb_.emit(std::move(loop));
-
-  for (int j = 0; j < ncar; ++j) {
-    int o = e.outputs[j];
-    loc_[o] = Loc{A[j], idx(0)};
-    canFree_[o] = canSteal_[o] = true;
-    pb_.freeTemp(B[j]);
-  }
-}
-
-void FuncLowering::lowerWhile(size_t ei, const Eqn& e) {
-  const Attrs& a = e.attrs;
-  const Func& cond = *e.subs.at(0);
-  const Func& body = *e.subs.at(1);
-  int nc = a.numConsts, nbc = a.numBodyConsts;
-  int ncar = static_cast<int>(e.inputs.size()) - nc - nbc;
-  std::vector<int> A, B;
-  std::vector<Type> carryTypes;
-  for (int j = 0; j < ncar; ++j) {
-    int init = e.inputs[nc + nbc + j];
-    carryTypes.push_back(f_.type(init));
-    A.push_back(carrySlot(ei, e, init));
-  }
-  for (int j = 0; j < ncar; ++j)
-    B.push_back(pb_.newTemp(carryTypes[j].dtype, numElements(carryTypes[j].shape)));
-
-  Step w;
-  w.kind = StepKind::While;
-  std::vector<Step>* outer = pb_.cur;
-
-  std::vector<Loc> cparams;
-  for (int j = 0; j < nc; ++j) cparams.push_back(loc_[e.inputs[j]]);
-  for (int j = 0; j < ncar; ++j) cparams.push_back(Loc{A[j], idx(0)});
-  pb_.cur = &w.cond;
-  FuncLowering cl(pb_, cond, cparams, std::vector<bool>(cparams.size(), false), {});
-  w.flag = cl.run().at(0);
-
-  std::vector<Loc> bparams;
-  std::vector<bool> steal;
-  for (int j = 0; j < nbc; ++j) {
-    bparams.push_back(loc_[e.inputs[nc + j]]);
-    steal.push_back(false);
-  }
-  for (int j = 0; j < ncar; ++j) {
-    bparams.push_back(Loc{A[j], idx(0)});
-    steal.push_back(true);
-  }
-  std::vector<std::optional<Loc>> dests;
-  for (int j = 0; j < ncar; ++j) dests.push_back(Loc{B[j], idx(0)});
-  pb_.cur = &w.body;
-  FuncLowering bl(pb_, body, bparams, steal, dests);
-  std::vector<Loc> res = bl.run();
-  finishCarries(pb_, res, A, B, carryTypes);
-  pb_.cur = outer;
-  pb_.emit(std::move(w));
-
-  for (int j = 0; j < ncar; ++j) {
-    int o = e.outputs[j];
-    loc_[o] = Loc{A[j], idx(0)};
-    canFree_[o] = canSteal_[o] = true;
-    pb_.freeTemp(B[j]);
-  }
-}
-
-void FuncLowering::lowerCond(size_t ei, const Eqn& e) {
-  Step s;
-  s.kind = StepKind::Switch;
-  s.flag = loc_[e.inputs[0]];
-  std::vector<Loc> params;
-  for (size_t j = 1; j < e.inputs.size(); ++j) params.push_back(loc_[e.inputs[j]]);
-  std::vector<std::optional<Loc>> dests;
-  for (int o : e.outputs) dests.push_back(outputLoc(o));
-  std::vector<Step>* outer = pb_.cur;
-  for (const FuncPtr& branch : e.subs) {
-    s.branches.emplace_back();
-    pb_.cur = &s.branches.back();
-    FuncLowering bl(pb_, *branch, params, std::vector<bool>(params.size(), false), dests);
-    std::vector<Loc> res = bl.run();
-    for (size_t j = 0; j < res.size(); ++j)
-      if (!sameLoc(res[j], *dests[j]))
-        pb_.emit(copyStep(*dests[j], res[j], branch->type(branch->results[j]), false));
-  }
-  pb_.cur = outer;
-  pb_.emit(std::move(s));
-}
-
-Program lower(const Func& f) {
+Program lower(const Func& f, const LowerOptions& opts) {
   ProgramBuilder pb;
+  pb.opts = opts;
   pb.prog.name = f.name;
   std::vector<Loc> params;
   for (size_t i = 0; i < f.params.size(); ++i) {

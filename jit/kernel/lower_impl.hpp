@@ -15,14 +15,18 @@ namespace scn::kir {
 /// Program-wide state: the buffer table with its free list, kernels, and where steps go.
 struct ProgramBuilder {
   Program prog;
+  LowerOptions opts;
   std::vector<Step>* cur = &prog.steps;
   std::map<std::pair<DType, int64_t>, std::vector<int>> freeTemps;
+  std::map<std::string, int> kernelIds;  // printKernel text -> kernel (identical kernels shared)
+  std::vector<int> stolen;  // slots overwritten in place (stolen carries, in-place updates), in order
 
   /// A temporary slot of this dtype and size, reusing a dead one when there is one.
   int newTemp(DType t, int64_t elems);
   void freeTemp(int buffer);
   int addBuffer(BufferInfo b);
-  /// Appends the kernel and a launch of it to the current step list.
+  /// Appends a launch of the kernel to the current step list; an identical kernel already in
+  /// the program is launched instead of a copy (unrolled loops compile one kernel per step).
   void launch(Kernel k);
   void emit(Step s) { cur->push_back(std::move(s)); }
 };
@@ -66,8 +70,19 @@ class FuncLowering {
   bool needsBuffer(const Eqn& e, size_t input) const;
   const std::vector<int>& leaves(int v);
   Loc outputLoc(int v);
-  /// A carry slot initialised from var `init` (stolen when dead, else copied).
-  int carrySlot(size_t ei, const Eqn& e, int init);
+  /// A carry slot for var `init`: its own slot when it is dead (stolen), else a fresh slot
+  /// that the caller must fill (*copy set to true).
+  int carrySlot(size_t ei, const Eqn& e, int init, bool* copy);
+  /// Where a result should go when its producer is lowered (target, placement in a concat).
+  std::optional<Loc> destOf(int v);
+  /// A dead temporary that elementwise var v may overwrite in place, or -1.
+  int reusableLeaf(size_t ei, int v);
+  void lowerConcatPlaced(const Eqn& e);
+  void findPlacements();
+  void findProducerTargets();
+  /// flatOK and leaves of the expression defining materialised var v (not of its buffer).
+  bool definitionFlat(int v);
+  std::vector<int> definitionLeaves(int v);
   Step copyStep(const Loc& dst, const Loc& src, const Type& t, bool carry);
 
   ProgramBuilder& pb_;
@@ -82,6 +97,9 @@ class FuncLowering {
   std::vector<std::optional<Loc>> target_;
   std::vector<std::vector<int>> leaves_;
   std::vector<bool> leavesDone_;
+  /// Note [Concat placement]: var -> (concat var, element offset in its output).
+  std::vector<std::optional<std::pair<int, int64_t>>> placed_;
+  std::vector<bool> hasPlaced_;  // a concat var with placed operands
   std::vector<Loc> paramLocs_;
   std::vector<bool> paramSteal_;
   std::vector<std::optional<Loc>> dests_;

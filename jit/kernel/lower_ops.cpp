@@ -486,6 +486,7 @@ void FuncLowering::lowerDynamicUpdateSlice(size_t ei, const Eqn& e) {
   }
   Loc out;
   if (inplace) {
+    pb_.stolen.push_back(loc_[o].buffer);
     out = loc_[v] = loc_[o];
     canFree_[v] = canFree_[o];
     canSteal_[v] = canSteal_[o];

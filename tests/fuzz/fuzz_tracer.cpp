@@ -28,19 +28,20 @@ struct Outcome {
 Outcome runProgram(const std::string& backend, const std::string& text) {
   SessionOptions opts;
   opts.backend = backend;
-  Session s(opts);
   Outcome o;
+  // Checked and rendered as they come (their spans die with a program that fails to parse).
+  opts.onDiagnostic = [&](const Diagnostic& d) {
+    fuzz::checkDiagnostic(d, text);
+    if (d.severity == Severity::Error && o.code.empty()) {
+      o.code = d.code;
+      o.error = render(d);
+    }
+  };
+  Session s(opts);
   try {
     o.ok = s.run("gen.scn", text, &o.value);
   } catch (const std::exception& e) {
     fuzz::finding("Session::run threw on " + backend + ": " + e.what(), text);
-  }
-  fuzz::checkDiagnostics(s.diagnostics(), text);
-  for (const Diagnostic& d : s.diagnostics().all()) {
-    if (d.severity != Severity::Error) continue;
-    o.code = d.code;
-    o.error = render(d);
-    break;
   }
   return o;
 }

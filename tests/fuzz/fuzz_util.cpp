@@ -14,13 +14,15 @@ void finding(const std::string& what, std::string_view input) {
   std::abort();
 }
 
+void checkDiagnostic(const Diagnostic& d, std::string_view input) {
+  std::string text = render(d);
+  if (d.code == "E9999") finding("internal compiler error:\n" + text, input);
+  if (d.severity == Severity::Error && d.code.empty()) finding("diagnostic without a code:\n" + text, input);
+  if (d.message.empty()) finding("diagnostic without a message:\n" + text, input);
+}
+
 void checkDiagnostics(const DiagnosticSink& sink, std::string_view input) {
-  for (const Diagnostic& d : sink.all()) {
-    std::string text = render(d);
-    if (d.code == "E9999") finding("internal compiler error:\n" + text, input);
-    if (d.code.empty()) finding("diagnostic without a code:\n" + text, input);
-    if (d.message.empty()) finding("diagnostic without a message:\n" + text, input);
-  }
+  for (const Diagnostic& d : sink.all()) checkDiagnostic(d, input);
 }
 
 bool envFlag(const char* name) {

@@ -14,8 +14,12 @@ namespace scn::fuzz {
 /// as a crash. Used for every property violation that is not a sanitizer report.
 [[noreturn]] void finding(const std::string& what, std::string_view input = {});
 
+/// Renders one diagnostic (while its source is alive: call it from the sink's callback) and
+/// calls finding() for an internal error (E9999), an error without a code, or an empty message.
+void checkDiagnostic(const Diagnostic& d, std::string_view input);
+
 /// Renders every diagnostic of `sink` (exercising spans, carets and notes under ASan) and calls
-/// finding() for an internal error (E9999), an empty code or an empty message.
+/// finding() for an internal error (E9999), an error without a code, or an empty message.
 void checkDiagnostics(const DiagnosticSink& sink, std::string_view input);
 
 /// True when the environment variable `name` is set to a non-empty value other than "0"

@@ -27,6 +27,9 @@ constexpr bool kConfigured = false;
 #define SCN_C_COMPILER "cc"
 #define SCN_CXX_COMPILER "c++"
 #endif
+#ifndef SCN_HOST_FLAGS
+#define SCN_HOST_FLAGS ""
+#endif
 
 struct Proc {
   int status = -1;
@@ -98,7 +101,9 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   std::string gen = std::string(SCN_CMAKE_GENERATOR).empty() ? "" : " -G " + quote(SCN_CMAKE_GENERATOR);
   Proc conf = shell(cmake + " -S " + quote(fs::path(SCN_SOURCE_DIR) / "examples/embed") + " -B " + quote(build) +
                  gen + " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + quote(prefix_) +
-                 " -DCMAKE_C_COMPILER=" + quote(SCN_C_COMPILER) + " -DCMAKE_CXX_COMPILER=" + quote(SCN_CXX_COMPILER));
+                 " -DCMAKE_C_COMPILER=" + quote(SCN_C_COMPILER) + " -DCMAKE_CXX_COMPILER=" + quote(SCN_CXX_COMPILER) +
+                 " -DCMAKE_C_FLAGS=" + quote(SCN_HOST_FLAGS) + " -DCMAKE_CXX_FLAGS=" + quote(SCN_HOST_FLAGS) +
+                 " -DCMAKE_EXE_LINKER_FLAGS=" + quote(SCN_HOST_FLAGS));
   ASSERT_EQ(conf.status, 0) << conf.output;
   Proc bld = shell(cmake + " --build " + quote(build) + " -j 2");
   ASSERT_EQ(bld.status, 0) << bld.output;
@@ -151,7 +156,7 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   EXPECT_EQ(version.output, "0.1.0\n");
   fs::path exe = root_ / "host_c_pc";
   std::string f = flags.output.substr(0, flags.output.find('\n'));
-  Proc cc = shell(quote(SCN_C_COMPILER) + " -std=c99 -o " + quote(exe) + " " +
+  Proc cc = shell(quote(SCN_C_COMPILER) + " -std=c99 " + SCN_HOST_FLAGS + " -o " + quote(exe) + " " +
                quote(fs::path(SCN_SOURCE_DIR) / "examples/embed/host.c") + " " + f + " -Wl,-rpath," +
                quote(prefix_ / "lib"));
   ASSERT_EQ(cc.status, 0) << cc.output;

@@ -373,6 +373,60 @@ TEST(CpuBackend, ScanCarriesAreNotCopiedPerIteration) {
   EXPECT_EQ(stats.copiedBytes, 0u);
 }
 
+TEST(CpuBackend, PeeledScanReadsItsParameterInPlaceAndLeavesItAlone) {
+  // W1 in small: x = sqrt(x @ x) as a scan over a parameter; the first iteration reads the
+  // parameter's own buffer (no copy) and must not write it.
+  Builder body("step");
+  int c = body.param(ty(F32, {3, 8, 8}));
+  Attrs d;
+  d.lhsContract = {2};
+  d.rhsContract = {1};
+  d.lhsBatch = {0};
+  d.rhsBatch = {0};
+  body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
+  for (int64_t reps : {1, 2, 5}) {
+    Builder b("mat_scan");
+    int x = b.param(ty(F32, {3, 8, 8}));
+    Attrs a;
+    a.length = reps;
+    a.numCarry = 1;
+    Array in = randomArray(F32, {3, 8, 8}, 21, false);
+    for (int64_t i = 0; i < in.size(); ++i) in.setDouble(i, std::fabs(in.getDouble(i)) * 0.1);
+    Array before = randomArray(F32, {3, 8, 8}, 21, false);
+    for (int64_t i = 0; i < in.size(); ++i) before.setDouble(i, in.getDouble(i));
+    RunStats stats;
+    check({"mat_scan", b.ret(b.emit(Op::Scan, {x}, a, {body.f})), {in}}, &stats);
+    EXPECT_EQ(stats.copiedBytes, 0u) << reps;
+    EXPECT_TRUE(closeArrays(in, before)) << "the parameter was overwritten";
+  }
+}
+
+TEST(CpuBackend, ScanYsPlacedInAConcatMatchTheInterpreter) {
+  // W3: concat((x0[None], ys)) with the ys written at offset 1; forward and reverse.
+  for (bool rev : {false, true}) {
+    Builder body("step");
+    int a = body.param(ty(F64)), c = body.param(ty(F64));
+    int nc = body.emit1(Op::Mul, {a, c});
+    body.ret({nc, body.emit1(Op::Add, {nc, c})});
+    Builder b("gp");
+    int x0 = b.param(ty(F64)), pa = b.param(ty(F64));
+    Attrs s;
+    s.length = 300;
+    s.numConsts = 1;
+    s.numCarry = 1;
+    s.reverse = rev;
+    std::vector<int> r = b.emit(Op::Scan, {pa, x0}, s, {body.f});
+    Attrs one;
+    one.shape = {1};
+    int out = b.emit1(Op::Concat, {b.emit1(Op::Reshape, {x0}, one), r[1], b.emit1(Op::Reshape, {r[0]}, one)},
+                      axesAttr({0}));
+    RunStats stats;
+    check({"gp", b.ret({out}), {Array::scalar(F64, 1.5), Array::scalar(F64, 1.001)}}, &stats);
+    EXPECT_EQ(stats.copiedBytes, 0u);
+    EXPECT_EQ(stats.peakBytes, 302u * 8 + 2 * 8) << "result + two scalar carry slots";
+  }
+}
+
 TEST(CpuBackend, BigArraysTakeTheParallelPath) {
   Builder b("big");
   int x = b.param(ty(F32, {512, 512}));

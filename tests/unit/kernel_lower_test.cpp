@@ -85,7 +85,9 @@ TEST(KernelLower, DeadTemporariesAreReused) {
   int c = x;
   for (int i = 0; i < 4; ++i) c = b.emit1(Op::CumSum, {c}, axesAttr({0}));
   kir::Program p = kir::lower(*b.ret({c}));
-  EXPECT_EQ(p.kernels.size(), 4u);
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Launch), 4);
+  // b0->b1, b1->b2, b2->b1, b1->b2: the fourth kernel is the second one again (shared).
+  EXPECT_EQ(p.kernels.size(), 3u) << kir::printKernels(p);
   EXPECT_EQ(temps(p), 2) << kir::printKernels(p);
 }
 
@@ -160,6 +162,107 @@ TEST(KernelLower, MatmulIsAGemmCallAndIntegerMatmulIsLoops) {
     EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Gemm), t == F32 ? 1 : 0);
     EXPECT_EQ(p.kernels.size(), t == F32 ? 0u : 1u);
   }
+}
+
+/// W1's step: x = sqrt(x @ x) on (b, n, n), `reps` times, as a scan over a parameter init.
+FuncPtr matmulScan(DType t, int64_t b, int64_t n, int64_t reps) {
+  Builder body("step");
+  int c = body.param(ty(t, {b, n, n}));
+  Attrs d;
+  d.lhsContract = {2};
+  d.rhsContract = {1};
+  d.lhsBatch = {0};
+  d.rhsBatch = {0};
+  body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
+  Builder f("mat_scan");
+  int x = f.param(ty(t, {b, n, n}));
+  Attrs a;
+  a.length = reps;
+  a.numCarry = 1;
+  return f.ret(f.emit(Op::Scan, {x}, a, {body.f}));
+}
+
+/// Whether some kernel stores into a buffer it also reads at the same index (in place).
+bool hasInPlaceKernel(const kir::Program& p) {
+  for (const kir::Kernel& k : p.kernels)
+    for (const kir::Stmt& s : k.body)
+      if (s.kind == kir::StmtKind::Store && s.value->kind == kir::ExprKind::Op &&
+          s.value->args.size() == 1 && s.value->args[0]->kind == kir::ExprKind::Load &&
+          s.value->args[0]->id == s.buffer && kir::sameExpr(s.value->args[0]->args[0], s.index))
+        return true;
+  return false;
+}
+
+TEST(KernelLower, MatmulScanIsAGemmIntoTheNewCarryWithAnInPlaceSqrt) {
+  kir::LowerOptions peel;
+  peel.peelFirstIteration = true;
+  kir::Program p = kir::lower(*matmulScan(F32, 4, 8, 16), peel);
+  std::string text = kir::printKernels(p);
+  // Two carry buffers, the GEMM writes the new carry and sqrt overwrites it: no third buffer.
+  EXPECT_EQ(temps(p), 2) << text;
+  EXPECT_EQ(p.kernels.size(), 1u) << text;
+  EXPECT_TRUE(hasInPlaceKernel(p)) << text;
+  // The parameter init is read in place by a peeled first iteration: nothing is copied.
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Copy), 0) << text;
+  EXPECT_NE(text.find("loop h0 in 0..1 {"), std::string::npos) << text;
+  EXPECT_NE(text.find("loop h0 in 1..16 {"), std::string::npos) << text;
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Gemm), 2);  // peeled copy + loop body
+
+  // Without the option (a runner that ignores Step::start) the init is copied once, before.
+  kir::Program q = kir::lower(*matmulScan(F32, 4, 8, 16));
+  EXPECT_EQ(kir::countSteps(q.steps, kir::StepKind::Copy), 1) << kir::printKernels(q);
+  EXPECT_EQ(kir::countSteps(findLoop(q.steps)->body, kir::StepKind::Copy), 0);
+}
+
+TEST(KernelLower, UnrolledMatmulLoopUsesTwoBuffersAndSharesItsKernels) {
+  Builder b("mat_loop");
+  int x = b.param(ty(F32, {2, 8, 8}));
+  Attrs d;
+  d.lhsContract = {2};
+  d.rhsContract = {1};
+  d.lhsBatch = {0};
+  d.rhsBatch = {0};
+  for (int i = 0; i < 6; ++i) x = b.emit1(Op::Sqrt, {b.emit1(Op::DotGeneral, {x, x}, d)});
+  kir::Program p = kir::lower(*b.ret({x}));
+  std::string text = kir::printKernels(p);
+  EXPECT_EQ(temps(p), 2) << text;
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Launch), 6);
+  EXPECT_EQ(p.kernels.size(), 2u) << text;  // sqrt in place in b1 or in b2
+  EXPECT_TRUE(hasInPlaceKernel(p)) << text;
+}
+
+TEST(KernelLower, ConcatOfScanYsIsWrittenInPlace) {
+  // W3: concat((x0[None], scan(|c, _| (a * c, a * c), x0, None, length=n).1))
+  const DType F64 = DType::F64;
+  int64_t n = 100;
+  Builder body("step");
+  int a = body.param(ty(F64)), c = body.param(ty(F64));
+  body.ret({body.emit1(Op::Mul, {a, c}), body.emit1(Op::Mul, {a, c})});
+  Builder b("gp");
+  int x0 = b.param(ty(F64)), pa = b.param(ty(F64));
+  Attrs s;
+  s.length = n;
+  s.numConsts = 1;
+  s.numCarry = 1;
+  std::vector<int> r = b.emit(Op::Scan, {pa, x0}, s, {body.f});
+  Attrs one;
+  one.shape = {1};
+  int head = b.emit1(Op::Reshape, {x0}, one);
+  int out = b.emit1(Op::Concat, {head, r[1]}, axesAttr({0}));
+  kir::LowerOptions peel;
+  peel.peelFirstIteration = true;
+  kir::Program p = kir::lower(*b.ret({out}), peel);
+  std::string text = kir::printKernels(p);
+  // One buffer of n + 1 elements (the result), written at offset 1 + h by the scan; no buffer
+  // of n elements for the ys and no copy.
+  int big = 0;
+  for (const kir::BufferInfo& bi : p.buffers) {
+    EXPECT_NE(bi.elems, n) << text;
+    big += bi.elems == n + 1;
+  }
+  EXPECT_EQ(big, 1) << text;
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Copy), 0) << text;
+  EXPECT_NE(text.find("(1 + h0)"), std::string::npos) << text;
 }
 
 TEST(KernelLower, PrintingIsStable) {

@@ -1,0 +1,293 @@
+// scn's side of the benchmark suite: the seed workloads W1-W3 and the loop-overhead probe timed
+// through the Session API, the seed programs on the interpreter and hand-written loops, and the
+// reference probes. One JSON record a line; bench/report.py prints the table.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/harness.hpp"
+#include "lang/session.hpp"
+
+using namespace scn;
+using namespace scn::bench;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  int64_t cap = 100000000;  // W2 cells above this many elements are skipped
+  int runs = 5;
+  std::string only = "P,W1,W2,W3,L,S";
+  std::string sourceDir = SCN_SOURCE_DIR;
+  bool want(const char* part) const {
+    std::string s = "," + only + ",";
+    return s.find("," + std::string(part) + ",") != std::string::npos;
+  }
+};
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "scn_bench: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+/// A session with the seed programs (examples/seeds/*.scn) and the bench's own definitions.
+std::unique_ptr<Session> openSession(const Options& o, const std::string& backend) {
+  SessionOptions so;
+  so.backend = backend;
+  so.optLevel = 2;
+  so.onDiagnostic = [](const Diagnostic& d) { std::fprintf(stderr, "%s\n", render(d).c_str()); };
+  auto s = std::make_unique<Session>(so);
+  for (const char* seed : {"w1_matmul_loop.scn", "w2_scan_vmap.scn", "w3_geometric.scn"})
+    if (!s->runFile(o.sourceDir + "/examples/seeds/" + seed)) die(std::string("seed ") + seed + " failed");
+  // The loop-overhead probe: a scalar carry, nothing else per iteration.
+  if (!s->run("<bench>", "fn scalar_scan(x0, static n) = scan(|c, _| (c * 1.0000001 + 1e-7, None), "
+                         "x0, None, length=n).0"))
+    die("bench definitions failed");
+  return s;
+}
+
+/// The value of a global, after `let name = expr` when expr is given.
+Value global(Session& s, const std::string& name, const std::string& expr = "") {
+  if (!expr.empty() && !s.run("<bench>", "let " + name + " = " + expr)) die("cannot evaluate " + expr);
+  const Value* v = s.evaluator().globals()->lookup(name);
+  if (!v) die("no global " + name);
+  return *v;
+}
+
+Value callFn(Session& s, const Value& fn, const std::vector<Value>& args) {
+  CallArgs ca;
+  ca.pos = args;
+  ca.posSpans.assign(args.size(), Span{});
+  try {
+    return s.evaluator().call(fn, ca);
+  } catch (const UserError& e) {
+    die(render(e.diag));
+  }
+}
+
+/// One timed variant: its record (compile figures filled in) and how to call it once.
+struct Variant {
+  Record r;
+  std::function<void()> call;
+  bool peak = false;  // also sample the resident increment of one call
+};
+
+/// Compiles fn for args (the first call) and records the compile figures of that call.
+Variant prepare(Session& s, const std::string& fnName, const std::vector<Value>& args, Record r,
+                bool peak = false) {
+  Value fn = global(s, fnName);
+  s.records().clear();
+  callFn(s, fn, args);
+  for (const CallRecord& c : s.records())
+    if (c.traced) {
+      r.compileMs = c.traceMs + c.optimiseMs + c.codegenMs;
+      r.kernels = c.kernels;
+      break;
+    }
+  if (!s.records().empty()) {
+    r.planBytes = static_cast<double>(s.records().back().peakBytes);
+    r.copiedBytes = static_cast<double>(s.records().back().copiedBytes);
+  }
+  s.records().clear();
+  Session* sp = &s;
+  return Variant{r, [sp, fn, args] {
+                   callFn(*sp, fn, args);
+                   sp->records().clear();
+                 },
+                 peak};
+}
+
+/// A hand-written baseline as a variant.
+Variant plain(Record r, std::function<void()> f) { return Variant{std::move(r), std::move(f), false}; }
+
+/// Times the variants interleaved (Timing of each), samples peaks, prints the records.
+void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
+  std::vector<std::function<void()>> fs;
+  for (const Variant& v : vs) fs.push_back(v.call);
+  std::vector<Timing> t = timeInterleaved(fs, o.runs, minSeconds);
+  for (size_t i = 0; i < vs.size(); ++i) {
+    vs[i].r.ms = t[i].medianMs;
+    vs[i].r.runs = t[i].runs;
+    if (vs[i].peak) {
+      PeakSampler ps;
+      vs[i].call();
+      vs[i].r.peakBytes = static_cast<double>(ps.stop());
+    }
+    emit(vs[i].r);
+  }
+}
+
+Record rec(const std::string& sys, const std::string& w, const std::string& v, const std::string& size) {
+  Record r;
+  r.sys = sys;
+  r.workload = w;
+  r.variant = v;
+  r.size = size;
+  return r;
+}
+
+void probes(const Options& o) {
+  size_t bytes = o.quick ? (size_t(32) << 20) : (size_t(256) << 20);
+  int hw = static_cast<int>(std::thread::hardware_concurrency());
+  Record r = rec("probe", "P", "memcpy, all cores", std::to_string(bytes >> 20) + " MiB");
+  r.value = probeCopyGBs(bytes, hw, o.runs);
+  r.unit = "GB/s (read+write)";
+  emit(r);
+  r = rec("probe", "P", "memset, all cores", std::to_string(bytes >> 20) + " MiB");
+  r.value = probeFillGBs(bytes, hw, o.runs);
+  r.unit = "GB/s";
+  emit(r);
+  r = rec("probe", "P", "memcpy, one core", std::to_string(bytes >> 20) + " MiB");
+  r.value = probeCopyGBs(bytes, 1, o.runs);
+  r.unit = "GB/s (read+write)";
+  emit(r);
+  int n = o.quick ? 64 : 256, batch = o.quick ? 4 : 16;
+  r = rec("probe", "P", "OpenBLAS sgemm", std::to_string(batch) + "x" + std::to_string(n) + "^3");
+  r.value = probeSgemmGFlops(n, batch, o.runs);
+  r.unit = "GFLOP/s";
+  emit(r);
+}
+
+void w1(Session& s, const Options& o) {
+  int b = o.quick ? 4 : 16, n = o.quick ? 64 : 256;
+  std::string size = std::to_string(b) + "x" + std::to_string(n) + "x" + std::to_string(n);
+  Value x = global(s, "bench_w1_x", "uniform(key(0), (" + std::to_string(b) + ", " +
+                                        std::to_string(n) + ", " + std::to_string(n) + "))");
+  std::vector<Variant> vs;
+  for (auto [fn, variant] : {std::pair{"mat_loop", "unrolled"}, {"mat_scan", "scan"},
+                             {"mat_scan2", "scan2"}})
+    vs.push_back(prepare(s, fn, {x}, rec("scn", "W1", variant, size)));
+  // The same arithmetic by hand: OpenBLAS and a sqrt loop.
+  auto a = std::make_shared<std::vector<float>>(static_cast<size_t>(b) * n * n);
+  auto tmp = std::make_shared<std::vector<float>>(a->size());
+  vs.push_back(plain(rec("c++", "W1", "unrolled", size), [=] {
+    std::fill(a->begin(), a->end(), 0.01f);
+    plainMatLoop(a->data(), tmp->data(), b, n, 16);
+  }));
+  runGroup(std::move(vs), o, 1.0);
+}
+
+void w2(Session& s, const Options& o) {
+  int64_t cap = o.quick ? 1000000 : o.cap;
+  for (int b1 : {100, 1000, 5000})
+    for (int b2 : {100, 1000, 5000})
+      for (int len : {1, 10, 100}) {
+        if (int64_t(b1) * b2 * len > cap) continue;
+        std::string size = std::to_string(b1) + "x" + std::to_string(b2) + "x" + std::to_string(len);
+        Value xs = global(s, "bench_w2_xs", "normal(key(0), (" + std::to_string(b1) + ", " +
+                                                std::to_string(b2) + ", " + std::to_string(len) + "))");
+        std::vector<Variant> vs;
+        for (auto [fn, variant] : {std::pair{"scan_vmap_f", "scan(vmap)"}, {"vmap_scan_f", "vmap(scan)"}})
+          vs.push_back(prepare(s, fn, {xs}, rec("scn", "W2", variant, size)));
+        runGroup(std::move(vs), o, 0.3);
+        global(s, "bench_w2_xs", "0");  // free the input
+      }
+}
+
+void w3(Session& s, const Options& o) {
+  int lg = o.quick ? 16 : 26;
+  std::string size = "2^" + std::to_string(lg);
+  Value n = global(s, "bench_w3_n", "2**" + std::to_string(lg));
+  Value x0 = global(s, "bench_w3_x0", "1.0f64");
+  Value a = global(s, "bench_w3_a", "1.00000001f64");
+  Value steps = global(s, "bench_w3_steps", "arange(1, bench_w3_n, dtype=u64)");
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "gp", {n, x0, a}, rec("scn", "W3", "xs=None", size), true));
+  vs.push_back(prepare(s, "gp_xs", {steps, x0, a}, rec("scn", "W3", "xs array", size), true));
+  vs.push_back(prepare(s, "gp_cumprod", {n, x0, a}, rec("scn", "W3", "cumprod", size), true));
+  int64_t elems = int64_t(1) << lg;
+  auto out = std::make_shared<std::vector<double>>(static_cast<size_t>(elems));
+  vs.push_back(plain(rec("c++", "W3", "serial loop", size),
+                     [=] { plainGeometric(out->data(), elems, 1.0, 1.00000001); }));
+  runGroup(std::move(vs), o, 0);
+}
+
+void loopOverhead(Session& s, const Options& o) {
+  int64_t n = 1000000;
+  Value x0 = global(s, "bench_l_x0", "1.0");
+  Value len = global(s, "bench_l_n", std::to_string(n));
+  runGroup({prepare(s, "scalar_scan", {x0, len}, rec("scn", "L", "scalar scan", std::to_string(n)))},
+           o, 0);
+  // Compile time must not grow with a scan's static length (issue 7: <= 1.2x from 10 to 1000).
+  for (int64_t k : {10, 1000}) {
+    Value kv = global(s, "bench_l_k", std::to_string(k));
+    runGroup({prepare(s, "scalar_scan", {x0, kv}, rec("scn", "L", "compile len " + std::to_string(k),
+                                                      std::to_string(k)))},
+             o, 0);
+  }
+}
+
+/// Issue 4: the seed arithmetic on the CPU JIT, the interpreter and hand-written C++ loops.
+void seeds(Session& cpu, const Options& o) {
+  auto interp = openSession(o, "interp");
+  int64_t n = o.quick ? 1000000 : 10000000;
+  std::string size = std::to_string(n);
+  std::vector<Variant> vs;
+  for (Session* s : {&cpu, interp.get()}) {
+    std::string sys = s == &cpu ? "scn" : "interp";
+    Value x = global(*s, "bench_s_x", "normal(key(1), (" + std::to_string(n) + ",))");
+    vs.push_back(prepare(*s, "f", {x}, rec(sys, "S", "sin(x**2+1)", size)));
+  }
+  auto x = std::make_shared<std::vector<float>>(static_cast<size_t>(n));
+  auto y = std::make_shared<std::vector<float>>(x->size());
+  for (size_t i = 0; i < x->size(); ++i) (*x)[i] = std::sin(static_cast<float>(i)) * 2.0f;
+  vs.push_back(plain(rec("c++", "S", "sin(x**2+1)", size), [=] { plainSinLoop(x->data(), y->data(), n); }));
+  vs.push_back(plain(rec("c++ fast-math", "S", "sin(x**2+1)", size),
+                     [=] { plainSinLoopFastMath(x->data(), y->data(), n); }));
+  runGroup(std::move(vs), o, 0.3);
+  // The seed programs at their own sizes (the examples' checks included): whole-file run time.
+  for (const char* seed : {"w1_matmul_loop.scn", "w2_scan_vmap.scn", "w3_geometric.scn"}) {
+    for (const char* backend : {"cpu", "interp"}) {
+      std::string path = o.sourceDir + "/examples/seeds/" + seed;
+      double compileMs = 0;
+      auto run = [&] {
+        SessionOptions so;
+        so.backend = backend;
+        so.onDiagnostic = [](const Diagnostic& d) { std::fprintf(stderr, "%s\n", render(d).c_str()); };
+        Session fresh(so);
+        if (!fresh.runFile(path)) die(std::string("seed ") + seed + " failed");
+        compileMs = 0;
+        for (const CallRecord& c : fresh.records())
+          if (c.traced) compileMs += c.traceMs + c.optimiseMs + c.codegenMs;
+      };
+      Record q = rec(std::string(backend) == "cpu" ? "scn" : "interp", "S", seed, "seed file");
+      Timing tt = timeRuns(run, o.quick ? 1 : 3);
+      q.ms = tt.medianMs;
+      q.runs = tt.runs;
+      q.compileMs = compileMs;
+      emit(q);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--quick") o.quick = true;
+    else if (a == "--cap") o.cap = static_cast<int64_t>(std::stod(next()));
+    else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
+    else if (a == "--only") o.only = next();
+    else if (a == "--source-dir") o.sourceDir = next();
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,L,S] [--source-dir DIR]");
+  }
+  if (o.want("P")) probes(o);
+  auto s = openSession(o, "cpu");
+  if (o.want("W1")) w1(*s, o);
+  if (o.want("W2")) w2(*s, o);
+  if (o.want("W3")) w3(*s, o);
+  if (o.want("L")) loopOverhead(*s, o);
+  if (o.want("S")) seeds(*s, o);
+  return 0;
+}
