@@ -204,6 +204,12 @@ void w3(Session& s, const Options& o) {
   auto out = std::make_shared<std::vector<double>>(static_cast<size_t>(elems));
   vs.push_back(plain(rec("c++", "W3", "serial loop", size),
                      [=] { plainGeometric(out->data(), elems, 1.0, 1.00000001); }));
+  // As a function returning a new array must: into fresh memory (its page faults included).
+  vs.push_back(plain(rec("c++", "W3", "serial loop, new buffer", size), [=] {
+    void* p = std::aligned_alloc(64, static_cast<size_t>(elems) * sizeof(double));
+    plainGeometric(static_cast<double*>(p), elems, 1.0, 1.00000001);
+    std::free(p);
+  }));
   runGroup(std::move(vs), o, 0);
 }
 

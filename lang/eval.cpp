@@ -22,10 +22,13 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 
 // ---------------------------------------------------------------- environments and values
 
-const Value* Env::lookup(const std::string& name) const {
+const Value* Env::lookup(const std::string& name, const Env** where) const {
   for (const Env* e = this; e; e = e->parent_.get()) {
     auto it = e->vars_.find(name);
-    if (it != e->vars_.end()) return &it->second;
+    if (it != e->vars_.end()) {
+      if (where) *where = e;
+      return &it->second;
+    }
   }
   return nullptr;
 }
@@ -93,6 +96,18 @@ void Evaluator::flatten(const Value& v, std::vector<AVal>& leaves, TreeDef& def,
     case ValueKind::Vmap: case ValueKind::DType:
       fail("E0209", span, std::string(what) + " can only hold arrays, tuples and None, got " + describe(v));
   }
+}
+
+const void* identity(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: return v.array.get();
+    case ValueKind::Tuple: return v.elems.get();
+    case ValueKind::Closure: return v.closure.get();
+    case ValueKind::Builtin: return v.builtin;
+    case ValueKind::Vmap: return v.vmap.get();
+    case ValueKind::None: case ValueKind::String: case ValueKind::DType: return nullptr;
+  }
+  return nullptr;
 }
 
 bool isPytree(const Value& v) {
@@ -322,7 +337,12 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::None: return Value::none();
     case ExprKind::Name: {
       const auto& n = static_cast<const NameExpr&>(e);
-      if (const Value* v = env->lookup(n.name)) return *v;
+      const Env* where = nullptr;
+      if (const Value* v = env->lookup(n.name, &where)) {
+        if (captures_ && captures_->outer.count(where))
+          captures_->deps.push_back({where, n.name, identity(*v)});
+        return *v;
+      }
       if (auto t = dtypeFromName(n.name)) return Value::ofDType(*t);
       auto it = builtins().find(n.name);
       if (it != builtins().end()) {
@@ -723,8 +743,22 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
   // reused by another function while the cache remembers it.
   auto& perFn = cache_[&c];
   auto it = perFn.find(key);
+  if (it != perFn.end() && !capturesUnchanged(it->second.captured)) {
+    perFn.erase(it);  // a captured outer variable was rebound: its new value must be seen
+    it = perFn.end();
+  }
   if (it == perFn.end()) {
     auto t0 = std::chrono::steady_clock::now();
+    // Record every outer variable the body reads (Note [Captured variables]).
+    CaptureLog log;
+    for (const Env* e = c.env.get(); e; e = e->parent().get()) log.outer.insert(e);
+    CaptureLog* savedLog = captures_;
+    captures_ = &log;
+    struct Restore {
+      CaptureLog*& slot;
+      CaptureLog* saved;
+      ~Restore() { slot = saved; }
+    } restore{captures_, savedLog};
     Trace trace(nullptr, c.name);
     std::vector<Value> abstractArgs;
     std::vector<int> paramVars;
@@ -773,7 +807,7 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
     if (!err.empty()) internalError("IR of `" + c.name + "` fails verification: " + err);
     rec.traced = true;
     rec.traceMs = msSince(t0);
-    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure}).first;
+    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure, std::move(log.deps)}).first;
   }
   // Run: flatten the non-static arguments in parameter order.
   std::vector<Array> in;
@@ -790,6 +824,21 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
   for (size_t i = 0; i < out.size(); ++i) leaves.push_back(AVal::of(std::move(out[i]), false));
   size_t pos = 0;
   return unflatten(it->second.outTree, leaves, pos);
+}
+
+// Note [Captured variables]
+// A function body may read variables of enclosing scopes (globals, the REPL's definitions);
+// their values are baked into the trace as constants. Each cache entry remembers which
+// variables it read and which value each held; a later call whose captured variable was
+// rebound (`scale = 2.0`, or a new `let scale`) traces again instead of returning stale
+// results (a JAX footgun we do not copy).
+bool Evaluator::capturesUnchanged(const std::vector<CaptureDep>& deps) const {
+  for (const CaptureDep& d : deps) {
+    const Env* where = nullptr;
+    const Value* v = d.env->lookup(d.name, &where);
+    if (!v || where != d.env || identity(*v) != d.identity) return false;
+  }
+  return true;
 }
 
 Evaluator::Traced Evaluator::traceFunction(const Value& fn, const std::vector<Value>& abstractArgs,

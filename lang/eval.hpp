@@ -19,7 +19,8 @@ namespace scn {
 class Env {
  public:
   Env(std::shared_ptr<Env> parent, bool fnBoundary) : parent_(std::move(parent)), fnBoundary_(fnBoundary) {}
-  const Value* lookup(const std::string& name) const;
+  /// The value bound to `name` here or in an enclosing scope; `where` gets the scope.
+  const Value* lookup(const std::string& name, const Env** where = nullptr) const;
   void define(const std::string& name, Value v) { vars_[name] = std::move(v); }
   /// Rebinds an existing local; returns 0 on success, 1 when unknown, 2 when it lives outside
   /// the current function.
@@ -134,11 +135,24 @@ class Evaluator {
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
 
+  /// An outer variable a traced body read, and the identity of the value it held.
+  struct CaptureDep {
+    const Env* env;
+    std::string name;
+    const void* identity;
+  };
+  struct CaptureLog {
+    std::set<const Env*> outer;  // the scopes outside the function being traced
+    std::vector<CaptureDep> deps;
+  };
+  bool capturesUnchanged(const std::vector<CaptureDep>& deps) const;
+
   struct Compiled {
     FuncPtr func;
     TreeDef outTree;
     std::vector<bool> outWeak;
     std::shared_ptr<Closure> closure;
+    std::vector<CaptureDep> captured;
   };
 
   EvalHost host_;
@@ -150,7 +164,11 @@ class Evaluator {
   std::set<std::string> importedPaths_;
   std::vector<CallRecord> records_;
   int depth_ = 0;
+  CaptureLog* captures_ = nullptr;  // set while tracing a function for the compile cache
 };
+
+/// The identity of a value's payload (two reads of an unchanged variable give the same).
+const void* identity(const Value& v);
 
 /// Whether a value is a tree of arrays, tuples and None (what compiled code can return).
 bool isPytree(const Value& v);
