@@ -21,8 +21,8 @@ Args::Args(Evaluator& ev, CallArgs& call, const char* fn, std::vector<std::strin
   // A trailing "*" name collects nothing: builtins with varargs read call.pos themselves.
   if (call.pos.size() > names_.size())
     fail("E0220", call.posSpans[names_.size()],
-         std::string(fn) + " takes at most " + std::to_string(names_.size()) +
-             " positional arguments, got " + std::to_string(call.pos.size()),
+         std::string(fn) + " takes at most " + std::to_string(names_.size()) + " positional argument" +
+             (names_.size() == 1 ? "" : "s") + ", got " + std::to_string(call.pos.size()),
          "signature: " + signatureOf(fn, names_));
   for (size_t i = 0; i < call.pos.size(); ++i) {
     values_[i] = call.pos[i];

@@ -176,10 +176,8 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
         },
         {Value::ofTuple({arr(lo), x0}), Value::none()}, a.span(2), "fori_loop body", "the fori_loop carry");
     std::vector<AVal> initLeaves = concatLeaves({lo}, init.leaves);
-    TreeDef carryDef;
-    carryDef.kind = TreeDef::Tuple;
-    carryDef.children = {TreeDef{}, init.def};
-    checkCarry("fori_loop", carryDef, initLeaves, t.outTree.children[0], t.outLeaves, 0, a.span(2));
+    // The user's carry is the second part of ((i, x), None); the index is ours.
+    checkCarry("fori_loop", init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(2));
     Attrs at;
     at.numConsts = static_cast<int>(t.trace->captured().size());
     at.numCarry = static_cast<int>(initLeaves.size());
@@ -206,10 +204,7 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
       },
       {carry}, a.span(2), "fori_loop body", "the fori_loop carry");
   std::vector<AVal> initLeaves = concatLeaves({lo, hi}, init.leaves);
-  TreeDef carryDef;
-  carryDef.kind = TreeDef::Tuple;
-  carryDef.children = {TreeDef{}, TreeDef{}, init.def};
-  checkCarry("fori_loop", carryDef, initLeaves, tb.outTree, tb.outLeaves, 0, a.span(2));
+  checkCarry("fori_loop", init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(2));
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
   at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
@@ -362,8 +357,11 @@ void axesForTree(const Value& spec, const TreeDef& def, std::vector<std::optiona
     for (size_t i = 0; i < def.children.size(); ++i) axesForTree((*spec.elems)[i], def.children[i], out, span, what);
     return;
   }
-  fail("E0302", span, std::string(what) + " does not match the structure of the arguments " + def.str(),
-       "give one int or None per argument, or a tuple of them");
+  bool results = std::string(what).find("out_axes") != std::string::npos;
+  fail("E0302", span,
+       std::string(what) + " does not match the structure of the " + (results ? "results " : "arguments ") + def.str(),
+       results ? "give one int or None per result, or a tuple of them matching the results"
+               : "give one int or None per argument, or a tuple of them");
 }
 
 }  // namespace

@@ -223,7 +223,13 @@ void Evaluator::bindPattern(const Pattern& p, const Value& v, Env& env, Span spa
   }
 }
 
+void Evaluator::checkInterrupt(Span span) {
+  if (host_.interrupted && host_.interrupted())
+    fail("E0507", span, "interrupted", "the statement was stopped by Ctrl-C; definitions made before it are kept");
+}
+
 void Evaluator::exec(const Stmt& s, const std::shared_ptr<Env>& env) {
+  checkInterrupt(s.span);
   switch (s.kind) {
     case StmtKind::Let: {
       const auto& l = static_cast<const LetStmt&>(s);
@@ -265,6 +271,7 @@ void Evaluator::exec(const Stmt& s, const std::shared_ptr<Env>& env) {
       int64_t hi = staticInt(toArray(eval(*f.hi, env), f.hi->span, "for"), StaticUse::ForBound,
                              f.hi->span, "");
       for (int64_t i = lo; i < hi; ++i) {
+        checkInterrupt(f.span);
         if (tracer_.tracing() && tracer_.current()->func().eqns.size() > kUnrollBudget)
           fail("E0105", f.span,
                "this `for` loop unrolls into more than " + std::to_string(kUnrollBudget) +
@@ -508,7 +515,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     if (e.items.size() != 1 || e.items[0].isSlice)
       fail("E0217", e.span, "a tuple takes one integer index");
     AVal i = toArray(eval(*e.items[0].index, env), e.items[0].span, "tuple index");
-    int64_t k = staticInt(i, StaticUse::Index, e.items[0].span, "tuple index");
+    int64_t k = staticInt(i, StaticUse::Other, e.items[0].span, "a tuple index");
     int64_t n = static_cast<int64_t>(base.elems->size());
     if (k < -n || k >= n)
       fail("E0217", e.items[0].span, "tuple index " + std::to_string(k) + " out of range for a tuple of " + std::to_string(n));
@@ -634,11 +641,15 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
 std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
   const auto& params = *c.params;
   std::vector<std::optional<Value>> bound(params.size());
+  std::vector<Span> spans(params.size(), args.span);
   if (args.pos.size() > params.size())
     fail("E0220", args.span,
          "`" + c.name + "` takes " + std::to_string(params.size()) + " argument" +
              (params.size() == 1 ? "" : "s") + " but " + std::to_string(args.pos.size()) + " were given");
-  for (size_t i = 0; i < args.pos.size(); ++i) bound[i] = args.pos[i];
+  for (size_t i = 0; i < args.pos.size(); ++i) {
+    bound[i] = args.pos[i];
+    if (i < args.posSpans.size()) spans[i] = args.posSpans[i];
+  }
   for (size_t k = 0; k < args.kw.size(); ++k) {
     size_t i = 0;
     while (i < params.size() && params[i].name != args.kw[k].first) ++i;
@@ -646,6 +657,7 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
       fail("E0221", args.kwSpans[k], "`" + c.name + "` has no parameter `" + args.kw[k].first + "`");
     if (bound[i]) fail("E0215", args.kwSpans[k], "argument `" + args.kw[k].first + "` given twice");
     bound[i] = args.kw[k].second;
+    spans[i] = args.kwSpans[k];
   }
   std::vector<Value> out;
   for (size_t i = 0; i < params.size(); ++i) {
@@ -658,7 +670,7 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
     if (!params[i].isStatic) continue;
     std::vector<AVal> leaves;
     TreeDef def;
-    Span argSpan = i < args.posSpans.size() ? args.posSpans[i] : args.span;
+    Span argSpan = spans[i];
     if (out[i].isArray() || out[i].isTuple()) {
       flatten(out[i], leaves, def, argSpan, "a static argument");
       for (const AVal& l : leaves)
@@ -807,7 +819,12 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
     if (!err.empty()) internalError("IR of `" + c.name + "` fails verification: " + err);
     rec.traced = true;
     rec.traceMs = msSince(t0);
-    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure, std::move(log.deps)}).first;
+    // Function-valued arguments are keyed by identity: keep them alive with the entry, so no
+    // other function can take their address while the entry exists.
+    std::vector<Value> keyed;
+    for (const Value& b : bound)
+      if (b.isCallable()) keyed.push_back(b);
+    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure, std::move(log.deps), std::move(keyed)}).first;
   }
   // Run: flatten the non-static arguments in parameter order.
   std::vector<Array> in;

@@ -77,6 +77,9 @@ struct EvalHost {
   std::function<void(const std::string&)> out;
   std::function<std::vector<Array>(const FuncPtr&, const std::vector<Array>&, CallRecord*)> run;
   std::function<std::string(const std::string& path)> readFile;  // throws UserError
+  /// Polled between statements and loop iterations: true when the user asked to stop (Ctrl-C
+  /// in the REPL). Compiled code runs to the end of its call.
+  std::function<bool()> interrupted;
   /// The stdlib files, importable by name.
   std::vector<std::pair<std::string_view, std::string_view>> stdlib;
 };
@@ -134,6 +137,7 @@ class Evaluator {
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
+  void checkInterrupt(Span span);
 
   /// An outer variable a traced body read, and the identity of the value it held.
   struct CaptureDep {
@@ -153,6 +157,7 @@ class Evaluator {
     std::vector<bool> outWeak;
     std::shared_ptr<Closure> closure;
     std::vector<CaptureDep> captured;
+    std::vector<Value> keyedFunctions;  // function-valued arguments, kept alive (their key is their address)
   };
 
   EvalHost host_;

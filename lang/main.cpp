@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
   } else if (!file.empty()) {
     ok = session.runFile(file);
   } else {
-    return scn::runRepl(session, opts) ? 0 : 1;
+    return scn::runRepl(session, opts) ? 0 : 1;  // the REPL installs its Ctrl-C handler
   }
   if (stats) {
     for (const scn::CallRecord& r : session.records())

@@ -20,6 +20,23 @@ namespace scn {
 
 namespace {
 
+// Note [Ctrl-C]
+// A signal handler can only set a flag; this one is the process's only global, owned by the
+// REPL. At the prompt Ctrl-C abandons the line being typed; while an entry runs, the evaluator
+// polls the flag between statements and loop iterations and stops with E0507, keeping the
+// session. A single compiled call runs to its end.
+volatile std::sig_atomic_t gInterrupted = 0;
+
+void onInterrupt(int) { gInterrupted = 1; }
+
+void installInterruptHandler() {
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns, so the prompt can start over
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
   :help              this text
   :type EXPR         dtype and shape of a value
@@ -138,6 +155,8 @@ char* completeName(const char* text, int state) {
 
 bool runRepl(Session& session, const SessionOptions& opts) {
   bool tty = isatty(0) && isatty(1);
+  installInterruptHandler();
+  session.setInterruptPoll([] { return gInterrupted != 0; });
 #ifdef SCN_HAVE_EDITLINE
   if (tty) {
     gCompletionSession = &session;
@@ -147,7 +166,14 @@ bool runRepl(Session& session, const SessionOptions& opts) {
     std::cout << "scn " << SCN_VERSION << " — :help for commands, Ctrl-D to quit\n";
     std::string entry;
     for (;;) {
+      gInterrupted = 0;
       char* line = readline(entry.empty() ? "scn> " : "...> ");
+      if (gInterrupted) {  // Ctrl-C at the prompt: drop what was typed, prompt again
+        free(line);
+        entry.clear();
+        std::cout << "\n";
+        continue;
+      }
       if (!line) break;
       entry += line;
       entry += "\n";
@@ -157,6 +183,7 @@ bool runRepl(Session& session, const SessionOptions& opts) {
         add_history(trim(entry).c_str());
         write_history(histFile.c_str());
       }
+      gInterrupted = 0;
       bool go = replEntry(session, entry, std::cout);
       entry.clear();
       if (!go) break;
@@ -168,6 +195,7 @@ bool runRepl(Session& session, const SessionOptions& opts) {
   (void)opts;
   std::string entry, line;
   while (std::getline(std::cin, line)) {
+    gInterrupted = 0;
     entry += line + "\n";
     if (isIncomplete(entry)) continue;
     bool go = replEntry(session, entry, std::cout);

@@ -41,6 +41,7 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   };
   host.readFile = readWholeFile;
   host.stdlib = stdlibFiles();
+  host.interrupted = [this] { return opts_.interrupted && opts_.interrupted(); };
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend();
   setBackend(opts_.backend);

@@ -27,6 +27,8 @@ struct SessionOptions {
   std::vector<std::string> scriptArgs;
   /// Called once for every function compiled (for --emit=ir|llvm|asm on a whole script).
   std::function<void(const FuncPtr&)> onCompile;
+  /// Polled between statements: true stops the running entry with E0507 (the REPL's Ctrl-C).
+  std::function<bool()> interrupted;
   /// --print-after=<pass>|all: the IR after that pass of the optimisation pipeline.
   std::string printAfter;
 };
@@ -56,6 +58,8 @@ class Session {
   Evaluator& evaluator() { return *eval_; }
   DiagnosticSink& diagnostics() { return sink_; }
   std::vector<CallRecord>& records() { return eval_->records(); }
+  /// Sets the poll that stops a running entry (see SessionOptions::interrupted).
+  void setInterruptPoll(std::function<bool()> poll) { opts_.interrupted = std::move(poll); }
   /// Forgets all definitions and compiled code.
   void reset();
 

@@ -244,7 +244,7 @@ Array concreteOrError(const AVal& v, StaticUse what, Span use, const std::string
   msg += o ? "it depends on " + o->description : "its value is traced";
   std::vector<DiagNote> notes;
   if (o && o->declSpan.valid())
-    notes.push_back({o->declSpan, (o->paramName.empty() ? "the traced value" : "`" + o->paramName + "`") +
+    notes.push_back({o->declSpan, (o->paramName.empty() ? o->description : "`" + o->paramName + "`") +
                                       std::string(" is traced here: its value is known only when the "
                                                   "compiled code runs")});
   fail("E0101", use, msg, fixFor(what, o), std::move(notes));

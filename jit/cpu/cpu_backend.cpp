@@ -115,6 +115,9 @@ class CpuBackend : public Backend {
   explicit CpuBackend(int optLevel) : opt_(optLevel) {
     unsigned hw = std::thread::hardware_concurrency();
     pool_ = std::make_shared<ThreadPool>(hw == 0 ? 1 : static_cast<int>(hw));
+    // The JIT (target machine, libmvec, runtime symbols) is set up once, with the backend, so
+    // no function's compile time includes it.
+    jit_ = std::make_shared<JitSession>(opt_);
   }
 
   std::string name() const override { return "cpu"; }

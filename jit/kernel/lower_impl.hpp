@@ -48,6 +48,8 @@ class FuncLowering {
   ExprP genFlat(int v, const ExprP& L);
   /// Whether genFlat(v) needs no index decomposition (elementwise chains over buffers).
   bool flatOK(int v);
+  /// Whether v has the same value at every index (Note [Uniform values] in lower_ops.cpp).
+  bool uniform(int v);
   /// A kernel computing fusible var v (its defining expression) into out.
   void kernelFusible(int v, const Loc& out);
   /// A kernel copying var v (materialised or fused) into out.

@@ -190,9 +190,38 @@ bool FuncLowering::flatOK(int v) {
         if (!flatOK(in)) return false;
       return true;
     case OpCategory::Constant: return true;
-    case OpCategory::BroadcastInDim: return numElements(f_.type(e.inputs[0]).shape) == 1;
+    case OpCategory::BroadcastInDim: return uniform(e.inputs[0]);
     case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
+    case OpCategory::While: case OpCategory::Cond:
+      return false;
+  }
+  return false;
+}
+
+// Note [Uniform values]
+// A value that is the same at every index (a scalar constant, broadcasts of broadcasts of it,
+// elementwise ops of such values) reads the same element wherever it is read, so an elementwise
+// chain over it stays one flat loop: vmap and the scan-to-map pass broadcast a literal one axis
+// at a time (`broadcast(broadcast(2.0))`), and without this W2's kernel ran over its 3-d shape
+// (no vectorisation across short inner rows, 10x the LLVM time to compile).
+bool FuncLowering::uniform(int v) {
+  if (numElements(f_.type(v).shape) == 1) return true;
+  if (mat_[v]) return false;
+  const Eqn& e = f_.eqns.at(def_[v]);
+  switch (opInfo(e.op).category) {
+    case OpCategory::Constant: return true;
+    case OpCategory::BroadcastInDim: case OpCategory::Reshape: case OpCategory::Transpose:
+    case OpCategory::Reverse: case OpCategory::Slice:
+      return uniform(e.inputs[0]);
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+      for (int in : e.inputs)
+        if (!uniform(in)) return false;
+      return true;
+    case OpCategory::Iota: case OpCategory::Concat: case OpCategory::DynamicSlice:
     case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
     case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
     case OpCategory::While: case OpCategory::Cond:
@@ -218,6 +247,7 @@ ExprP FuncLowering::genFlat(int v, const ExprP& L) {
     case OpCategory::BroadcastInDim: {
       const Shape& s = f_.type(e.inputs[0]).shape;
       if (numElements(s) == 1) return gen(e.inputs[0], std::vector<ExprP>(s.size(), idx(0)));
+      if (uniform(e.inputs[0])) return genFlat(e.inputs[0], idx(0));
       break;
     }
     case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:

@@ -121,6 +121,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "---- traced ----\n%s---- eager ----\n%s", traced.c_str(), eager.c_str());
   Outcome interp = runProgram("interp", traced);
   Outcome cpu = runProgram("cpu", traced);
+  if (fuzz::envFlag("SCN_FUZZ_PRINT"))
+    std::fprintf(stderr, "---- outcome: interp %s, cpu %s\n%s", interp.ok ? "ok" : interp.code.c_str(),
+                 cpu.ok ? "ok" : cpu.code.c_str(), interp.error.c_str());
   compareOutcomes(interp, cpu, "interp vs cpu", true, traced);
   if (!fuzz::envFlag("SCN_FUZZ_NO_EAGER")) {
     Outcome eagerRun = runProgram("interp", eager);

@@ -265,6 +265,29 @@ TEST(KernelLower, ConcatOfScanYsIsWrittenInPlace) {
   EXPECT_NE(text.find("(1 + h0)"), std::string::npos) << text;
 }
 
+TEST(KernelLower, BroadcastsOfBroadcastsOfAScalarStayFlat) {
+  // What vmap and scan-to-map make of `x ** 2 + 1` on (100, 10, 10): the literal broadcast one
+  // axis at a time. The kernel still runs over one flat index (Note [Uniform values]).
+  Builder b;
+  int x = b.param(ty(F32, {100, 10, 10}));
+  auto lift = [&](int c) {
+    Attrs a1, a2, a3;
+    a1.shape = {10};
+    int v = b.emit1(Op::BroadcastInDim, {c}, a1);
+    a2.shape = {10, 10};
+    a2.axes = {1};
+    v = b.emit1(Op::BroadcastInDim, {v}, a2);
+    a3.shape = {100, 10, 10};
+    a3.axes = {1, 2};
+    return b.emit1(Op::BroadcastInDim, {v}, a3);
+  };
+  int sq = b.emit1(Op::Pow, {x, lift(b.constant(F32, 2))});
+  int y = b.emit1(Op::Sin, {b.emit1(Op::Add, {sq, lift(b.constant(F32, 1))})});
+  kir::Program p = kir::lower(*b.ret({y}));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{10000}) << kir::printKernels(p);
+}
+
 TEST(KernelLower, PrintingIsStable) {
   FuncPtr f = elementwiseScan(4, 3, false);
   EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));
