@@ -2,8 +2,10 @@
 // and a catch-all around every entry point so no C++ exception crosses the C boundary.
 #include "scn/scn.h"
 
+#include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "scn/scn.hpp"
@@ -38,9 +40,16 @@ static_assert(static_cast<int>(SCN_BOOL) == static_cast<int>(scn::DataType::Bool
               static_cast<int>(SCN_F32) == static_cast<int>(scn::DataType::F32) &&
               static_cast<int>(SCN_F64) == static_cast<int>(scn::DataType::F64));
 
-bool validDType(scn_dtype t) {
-  return static_cast<unsigned>(t) <= static_cast<unsigned>(SCN_F64);
+/// The integer a C host stored in an enum-typed field or argument. A C host may store any int
+/// there; C++ must not load an out-of-range value as the enum itself, so the bytes are read.
+template <typename E>
+long long rawValue(const E& e) {
+  std::underlying_type_t<E> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<long long>(v);
 }
+
+bool validDType(long long t) { return t >= SCN_BOOL && t <= SCN_F64; }
 
 scn_status statusOf(const scn::Status& s) { return static_cast<scn_status>(s.code()); }
 
@@ -198,15 +207,16 @@ scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n, scn_arr
     std::vector<scn::ArrayView> views;
     for (size_t i = 0; i < n; ++i) {
       const scn_array& a = inputs[i];
-      if (!validDType(a.dtype))
+      long long dtype = rawValue(a.dtype);
+      if (!validDType(dtype))
         return statusOf(scn::detail::invalidArgument(
-            fn->fn, "input " + std::to_string(i) + " has an invalid dtype (value " + std::to_string(static_cast<int>(a.dtype)) + ")",
+            fn->fn, "input " + std::to_string(i) + " has an invalid dtype (value " + std::to_string(dtype) + ")",
             "use one of the scn_dtype values"));
       if (a.rank > 0 && !a.shape)
         return statusOf(scn::detail::invalidArgument(
             fn->fn, "input " + std::to_string(i) + " has rank " + std::to_string(a.rank) + " but a null shape",
             ""));
-      scn::ArrayView v(static_cast<scn::DataType>(a.dtype), std::vector<int64_t>(a.shape, a.shape + a.rank),
+      scn::ArrayView v(static_cast<scn::DataType>(dtype), std::vector<int64_t>(a.shape, a.shape + a.rank),
                        a.data);
       if (a.strides) v.strides.assign(a.strides, a.strides + a.rank);
       views.push_back(std::move(v));
@@ -247,7 +257,9 @@ const char* scn_last_error(const scn_context* ctx) {
 }
 
 const char* scn_status_string(scn_status status) {
-  switch (status) {
+  long long raw = rawValue(status);
+  if (raw < SCN_OK || raw > SCN_ERROR_INTERNAL) return "unknown status";
+  switch (static_cast<scn_status>(raw)) {
     case SCN_OK: return "ok";
     case SCN_ERROR_INVALID_ARGUMENT: return "invalid argument";
     case SCN_ERROR_NOT_FOUND: return "not found";
@@ -259,11 +271,13 @@ const char* scn_status_string(scn_status status) {
 }
 
 const char* scn_dtype_name(scn_dtype dtype) {
-  return validDType(dtype) ? scn::dataTypeName(static_cast<scn::DataType>(dtype)) : "?";
+  long long raw = rawValue(dtype);
+  return validDType(raw) ? scn::dataTypeName(static_cast<scn::DataType>(raw)) : "?";
 }
 
 size_t scn_dtype_size(scn_dtype dtype) {
-  return validDType(dtype) ? scn::dataTypeSize(static_cast<scn::DataType>(dtype)) : 0;
+  long long raw = rawValue(dtype);
+  return validDType(raw) ? scn::dataTypeSize(static_cast<scn::DataType>(raw)) : 0;
 }
 
 const char* scn_version(void) { return scn::version(); }

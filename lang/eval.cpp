@@ -515,7 +515,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     if (e.items.size() != 1 || e.items[0].isSlice)
       fail("E0217", e.span, "a tuple takes one integer index");
     AVal i = toArray(eval(*e.items[0].index, env), e.items[0].span, "tuple index");
-    int64_t k = staticInt(i, StaticUse::Other, e.items[0].span, "a tuple index");
+    int64_t k = staticInt(i, StaticUse::TupleIndex, e.items[0].span, "");
     int64_t n = static_cast<int64_t>(base.elems->size());
     if (k < -n || k >= n)
       fail("E0217", e.items[0].span, "tuple index " + std::to_string(k) + " out of range for a tuple of " + std::to_string(n));

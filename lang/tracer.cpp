@@ -202,6 +202,7 @@ std::string useDescription(StaticUse what) {
     case StaticUse::SliceBound: return "a slice bound";
     case StaticUse::HostConversion: return "a host value";
     case StaticUse::Index: return "an index";
+    case StaticUse::TupleIndex: return "a tuple index";
     case StaticUse::Other: return "this argument";
   }
   return "this value";
@@ -225,6 +226,8 @@ std::string fixFor(StaticUse what, const Origin* o) {
     case StaticUse::SliceBound:
     case StaticUse::Index:
       return "use `dynamic_slice(x, starts, sizes)` for a traced start, or " + markStatic;
+    case StaticUse::TupleIndex:
+      return "tuples are indexed at trace time; " + markStatic + ", or use an array and `select`";
     case StaticUse::Axis:
     case StaticUse::StaticParam:
     case StaticUse::HostConversion:

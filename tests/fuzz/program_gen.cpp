@@ -80,6 +80,7 @@ class Gen {
     for (int& d : s) d = pickDim();
     return s;
   }
+  /// A new lambda / loop variable name ("lc3"); never equal to a parameter (a0) or a let (v0).
   std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
 
   // ---- literals ----
@@ -433,7 +434,7 @@ std::string Gen::control(const Ty& t, int depth) {
       Ty row{pickDT(), pickShape(2)};
       std::vector<int> xsShape = row.shape;
       xsShape.insert(xsShape.begin(), len);
-      std::string c = fresh("c"), x = fresh("x");
+      std::string c = fresh("lc"), x = fresh("lx");
       std::string init = expr(carry, depth - 1);
       std::string xs = noXs ? "None" : expr(Ty{row.dt, xsShape}, depth - 1);
       std::vector<Var> params = {{c, carry}};
@@ -449,7 +450,7 @@ std::string Gen::control(const Ty& t, int depth) {
              (wantYs ? "1" : "0");
     }
     case 2: {  // fori_loop
-      std::string i = fresh("i"), c = fresh("c");
+      std::string i = fresh("li"), c = fresh("lc");
       std::string lo = std::to_string(pick(0, 2)), hi = std::to_string(pick(0, 4));
       if (coin(25)) hi = "minimum(" + leaf(Ty{DT::I32, {}}) + ", 5)";  // traced trip count
       std::string init = expr(t, depth - 1);
@@ -457,7 +458,7 @@ std::string Gen::control(const Ty& t, int depth) {
       return "fori_loop(" + lo + ", " + hi + ", |" + i + ", " + c + "| " + body + ", " + init + ")";
     }
     case 3: {  // while_loop with a counter in the state
-      std::string s = fresh("s"), v = fresh("v");
+      std::string s = fresh("ls"), v = fresh("lv");
       std::string init = expr(t, depth - 1);
       std::string body = withVars({{v, t}}, [&] { return expr(t, depth - 1); });
       return "while_loop(|" + s + "| " + s + ".0 < " + std::to_string(pick(0, 4)) + ", |" + s + "| { let " + v + " = " +
@@ -475,7 +476,7 @@ std::string Gen::control(const Ty& t, int depth) {
       argShape.insert(argShape.begin() + inAx, b);
       bool second = coin(40);
       Ty other{pickDT(), pickShape(1)};
-      std::string a = fresh("a"), o = fresh("o");
+      std::string a = fresh("la"), o = fresh("lo");
       std::vector<Var> params = {{a, argLane}};
       if (second) params.push_back({o, other});
       std::string body = withVars(params, [&] { return expr(Ty{t.dt, lane}, depth - 1); });
@@ -488,14 +489,14 @@ std::string Gen::control(const Ty& t, int depth) {
     case 6: {  // cond
       std::string p = expr(Ty{DT::Bool, {}}, depth - 1);
       Ty op{pickDT(), pickShape(2)};
-      std::string a = fresh("a");
+      std::string a = fresh("la");
       std::string tb = withVars({{a, op}}, [&] { return expr(t, depth - 1); });
       std::string fb = withVars({{a, op}}, [&] { return expr(t, depth - 1); });
       return "cond(" + p + ", |" + a + "| " + tb + ", |" + a + "| " + fb + ", " + expr(op, depth - 1) + ")";
     }
     case 7: {  // associative_scan
       if (t.shape.empty() || t.dt == DT::Bool) break;
-      std::string a = fresh("p"), b = fresh("q");
+      std::string a = fresh("lp"), b = fresh("lq");
       static const char* ops[] = {"+", "max", "min", "*"};
       int k = pick(0, 3);
       std::string f = k == 0 ? a + " + " + b : k == 3 ? a + " * " + b : std::string(k == 1 ? "maximum(" : "minimum(") + a + ", " + b + ")";
@@ -504,7 +505,7 @@ std::string Gen::control(const Ty& t, int depth) {
     }
     default: {  // a lambda called directly (inlined)
       Ty p{pickDT(), pickShape(2)};
-      std::string a = fresh("a");
+      std::string a = fresh("la");
       std::string body = withVars({{a, p}}, [&] { return expr(t, depth - 1); });
       return "(|" + a + "| " + body + ")(" + expr(p, depth - 1) + ")";
     }
@@ -563,7 +564,7 @@ GeneratedProgram Gen::program() {
     body += "let " + v + " = " + expr(t, pick(1, 5)) + "\n";
     vars_.push_back({v, t});
     if (coin(25)) {
-      std::string iv = fresh("k");
+      std::string iv = fresh("lk");
       std::string upd = withVars({{iv, Ty{DT::I32, {}}}}, [&] { return expr(t, pick(1, 3)); });
       body += "for " + iv + " in 0..n { " + v + " = " + upd + " }\n";
     }
