@@ -32,7 +32,8 @@ namespace scn::kir {
 // dead carry), leaves the result in A and needs no swap. Only a carry whose new value lives
 // elsewhere (e.g. it is another carry or a loop-invariant) is copied, and the copy is counted
 // in RunStats::copiedBytes. The initial carry is the init's own buffer when that is a dead
-// temporary, otherwise one copy before the loop.
+// temporary; otherwise a scan reads it in place in a peeled first iteration (Note [Peeled first
+// iteration] in lower_control.cpp; CPU only) and a while copies it once before the loop.
 
 int ProgramBuilder::addBuffer(BufferInfo b) {
   prog.buffers.push_back(b);

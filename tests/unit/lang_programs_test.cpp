@@ -3,6 +3,9 @@
 //   # expect: TEXT                  the next line the program prints is TEXT
 //   # expect error[CODE]: MESSAGE   a diagnostic with this code and whole message on THIS line
 //   # backends: interp              (optional) only these backends
+// Programs under examples/ also run on `cuda-emu` (the CUDA backend's generated code compiled for
+// the host) when scn is built with the CUDA toolkit; that backend compiles C++ per function, so
+// the rest of the suite leaves it to the op-by-op tests in cuda_codegen_test.
 // When FILE.stderr exists, the whole stderr must equal it (carets, notes, help lines).
 // SCN_UPDATE_GOLDEN=1 rewrites those .stderr files from the actual output, for review.
 #include <gtest/gtest.h>
@@ -106,6 +109,11 @@ class Program : public ::testing::TestWithParam<std::string> {};
 TEST_P(Program, MeetsItsExpectations) {
   fs::path file = fs::path(SCN_SOURCE_DIR) / GetParam();
   Expectations e = parseExpectations(file);
+#ifdef SCN_HAVE_CUDA
+  if (GetParam().rfind("examples/", 0) == 0 &&
+      std::find(e.backends.begin(), e.backends.end(), "cuda-emu") == e.backends.end())
+    e.backends.push_back("cuda-emu");
+#endif
   for (const std::string& backend : e.backends) {
     SCOPED_TRACE("backend " + backend);
     // Run from the file's directory with a relative name, so messages say "name.scn:L:C".

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Configures an AddressSanitizer + UndefinedBehaviorSanitizer build of the whole project
+# (SCN_SANITIZE=ON) and runs the test suite in it through CTest.
+#   scripts/sanitize.sh [CTEST_ARGS...]      e.g. scripts/sanitize.sh -R 'frontend|core'
+# Environment: SCN_SANITIZE_BUILD (build directory, default build-sanitize), SCN_SANITIZE_JOBS
+# (parallel build and test jobs, default: the number of cores). The CUDA backend is left out
+# (its driver is not instrumented). Every UBSan report aborts the test (-fno-sanitize-recover).
+# Leak checking is off by default: LLVM's JIT keeps process-lifetime allocations; set
+# ASAN_OPTIONS yourself to turn it on. Timings and the CI subset are in docs/hardening.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${SCN_SANITIZE_BUILD:-build-sanitize}"
+jobs="${SCN_SANITIZE_JOBS:-$(nproc)}"
+
+start=$(date +%s)
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSCN_SANITIZE=ON -DSCN_WITH_CUDA=OFF -DSCN_TESTS=ON
+fi
+cmake --build "$build" -j"$jobs"
+built=$(date +%s)
+echo "sanitize.sh: build took $((built - start)) s"
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:max_allocation_size_mb=4096}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+cd "$build"
+status=0
+ctest --output-on-failure -j"$jobs" --timeout 900 "$@" || status=$?
+echo "sanitize.sh: tests took $(( $(date +%s) - built )) s"
+exit $status
