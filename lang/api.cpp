@@ -186,8 +186,7 @@ void gatherInto(const ArrayView& v, const std::vector<int64_t>& strides, Array& 
 }
 
 /// Turns input `i` into an Array: borrowed when contiguous, aligned and allowed, else copied.
-Array inputArray(const ArrayView& v, size_t i, bool mayBorrow,
-              std::vector<std::weak_ptr<Buffer>>& borrowed) {
+Array inputArray(const ArrayView& v, size_t i, bool mayBorrow, std::vector<std::weak_ptr<Buffer>>& borrowed) {
   std::string which = "input " + std::to_string(i);
   if (!validDataType(v.dtype))
     fail("E0601", Span{}, which + " has an invalid dtype (value " +
@@ -267,8 +266,8 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
     Array a;
     try {
       a = inputArray(inputs[i], i, !isStatic, borrowed);
-    } catch (const UserError& e) {
-      cx.report(e.diag, StatusCode::InvalidArgument);
+    } catch (const UserError& e) {  // a bad view (E0601, E0402), or no memory for a copy (E0401)
+      cx.report(e.diag, e.diag.code == "E0401" ? StatusCode::OutOfMemory : StatusCode::InvalidArgument);
       return {};
     }
     args.pos.push_back(Value::ofArray(AVal::of(std::move(a))));

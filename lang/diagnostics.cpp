@@ -35,15 +35,20 @@ void DiagnosticSink::report(Diagnostic d) {
   all_.push_back(std::move(d));
 }
 
-void fail(const std::string& code, Span span, std::string message, std::string help,
-          std::vector<DiagNote> notes) {
+Diagnostic makeDiagnostic(const std::string& code, Span span, std::string message, std::string help,
+                          std::vector<DiagNote> notes) {
   Diagnostic d;
   d.code = code;
   d.span = span;
   d.message = std::move(message);
   d.help = std::move(help);
   d.notes = std::move(notes);
-  throw UserError(std::move(d));
+  return d;
+}
+
+void fail(const std::string& code, Span span, std::string message, std::string help,
+          std::vector<DiagNote> notes) {
+  throw UserError(makeDiagnostic(code, span, std::move(message), std::move(help), std::move(notes)));
 }
 
 void internalError(const std::string& what) {

@@ -55,6 +55,10 @@ struct UserError : std::runtime_error {
   explicit UserError(Diagnostic d) : std::runtime_error(d.message), diag(std::move(d)) {}
 };
 
+/// An error diagnostic with these fields.
+Diagnostic makeDiagnostic(const std::string& code, Span span, std::string message,
+                          std::string help = {}, std::vector<DiagNote> notes = {});
+
 /// Builds and throws a UserError.
 [[noreturn]] void fail(const std::string& code, Span span, std::string message,
                        std::string help = {}, std::vector<DiagNote> notes = {});

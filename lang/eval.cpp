@@ -148,6 +148,13 @@ Evaluator::Evaluator(EvalHost host)
       ops_(tracer_),
       globals_(std::make_shared<Env>(nullptr, false)) {}
 
+// A `fn` defined in a scope is a closure over that scope, stored in it: a reference cycle. The
+// evaluator owns the global scope, so it breaks that cycle when it goes.
+Evaluator::~Evaluator() {
+  cache_.clear();
+  if (globals_) globals_->clear();
+}
+
 std::string Evaluator::format(const Value& v) {
   switch (v.kind) {
     case ValueKind::Array: {
@@ -171,6 +178,23 @@ std::string Evaluator::format(const Value& v) {
 }
 
 // ---------------------------------------------------------------- statements
+
+namespace {
+/// A function value for a `fn` or a lambda, closing over `env`.
+Value makeClosure(std::string name, const std::vector<Param>& params, const Expr& body, Span span,
+                  const std::shared_ptr<Env>& env) {
+  auto c = std::make_shared<Closure>();
+  c->name = std::move(name);
+  c->params = &params;
+  c->body = &body;
+  c->span = span;
+  c->env = env;
+  Value v;
+  v.kind = ValueKind::Closure;
+  v.closure = std::move(c);
+  return v;
+}
+}  // namespace
 
 Value Evaluator::runProgram(const Program& p, const std::shared_ptr<Env>& env) {
   Value last;
@@ -252,16 +276,7 @@ void Evaluator::exec(const Stmt& s, const std::shared_ptr<Env>& env) {
     case StmtKind::Expr: eval(*static_cast<const ExprStmt&>(s).expr, env); return;
     case StmtKind::Fn: {
       const auto& f = static_cast<const FnStmt&>(s);
-      auto c = std::make_shared<Closure>();
-      c->name = f.name;
-      c->params = &f.params;
-      c->body = f.body.get();
-      c->span = f.nameSpan;
-      c->env = env;
-      Value v;
-      v.kind = ValueKind::Closure;
-      v.closure = c;
-      env->define(f.name, v);
+      env->define(f.name, makeClosure(f.name, f.params, *f.body, f.nameSpan, env));
       return;
     }
     case StmtKind::For: {
@@ -390,16 +405,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::Attr: return evalAttr(static_cast<const AttrExpr&>(e), env);
     case ExprKind::Lambda: {
       const auto& l = static_cast<const LambdaExpr&>(e);
-      auto c = std::make_shared<Closure>();
-      c->name = "<lambda>";
-      c->params = &l.params;
-      c->body = l.body.get();
-      c->span = l.span;
-      c->env = env;
-      Value v;
-      v.kind = ValueKind::Closure;
-      v.closure = c;
-      return v;
+      return makeClosure("<lambda>", l.params, *l.body, l.span, env);
     }
     case ExprKind::Block: {
       const auto& b = static_cast<const BlockExpr&>(e);

@@ -27,6 +27,8 @@ class Env {
   int assign(const std::string& name, Value v);
   const std::map<std::string, Value>& vars() const { return vars_; }
   const std::shared_ptr<Env>& parent() const { return parent_; }
+  /// Drops every binding (breaks the cycle global scope -> closure -> global scope).
+  void clear() { vars_.clear(); }
 
  private:
   std::shared_ptr<Env> parent_;
@@ -87,6 +89,7 @@ struct EvalHost {
 class Evaluator {
  public:
   explicit Evaluator(EvalHost host);
+  ~Evaluator();
 
   /// Runs a parsed program's statements in `env` (the global scope for scripts and the REPL).
   /// Returns the value of a final expression statement (for the REPL and -e), or None.

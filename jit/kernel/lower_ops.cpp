@@ -24,6 +24,23 @@ ExprP identityExpr(Op comb, DType t) {
   });
 }
 
+/// e with every subexpression equal to `from` replaced by `to`.
+ExprP replaceExpr(const ExprP& e, const ExprP& from, const ExprP& to) {
+  if (sameExpr(e, from)) return to;
+  if (e->args.empty()) return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP& a : c->args) a = replaceExpr(a, from, to);
+  return c;
+}
+
+/// Whether e reads a parallel index.
+bool usesIndex(const ExprP& e) {
+  if (e->kind == ExprKind::Index) return true;
+  for (const ExprP& a : e->args)
+    if (usesIndex(a)) return true;
+  return false;
+}
+
 /// Row-major multi-index of flat index L in shape.
 std::vector<ExprP> delinearise(const ExprP& L, const Shape& shape) {
   std::vector<ExprP> ix(shape.size());
@@ -271,7 +288,18 @@ void FuncLowering::kernelFusible(int v, const Loc& out) {
     k.body.push_back(store(out, index(0), genFlat(v, index(0))));
   } else {
     std::vector<ExprP> ix = parallelIndex(t.shape, k);
-    k.body.push_back(store(out, linearIndex(ix, t.shape), gen(v, ix)));
+    ExprP linear = linearIndex(ix, t.shape);
+    ExprP value = gen(v, ix);
+    // Transposes that cancel (vmap(scan) transposes its batch axis in and out again) leave
+    // every read at the written element: run the kernel over one flat index after all.
+    ExprP mark = hostVar(-1);  // a placeholder no kernel contains
+    ExprP flat = k.dims.size() > 1 ? replaceExpr(value, linear, mark) : nullptr;
+    if (flat && !usesIndex(flat)) {
+      k.dims = {numElements(t.shape)};
+      k.body.push_back(store(out, index(0), replaceExpr(flat, mark, index(0))));
+    } else {
+      k.body.push_back(store(out, linear, value));
+    }
   }
   mat_[v] = wasMat;
   pb_.launch(std::move(k));

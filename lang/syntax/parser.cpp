@@ -120,13 +120,7 @@ void Parser::report(const std::string& code, Span span, std::string message, std
                     std::vector<DiagNote> notes) {
   if (stopped_) throw ParseAbort{};
   if (!code.empty()) {
-    Diagnostic d;
-    d.code = code;
-    d.span = span;
-    d.message = std::move(message);
-    d.help = std::move(help);
-    d.notes = std::move(notes);
-    sink_.report(std::move(d));
+    sink_.report(makeDiagnostic(code, span, std::move(message), std::move(help), std::move(notes)));
   }
   if (tooManyErrors()) {
     stopped_ = true;

@@ -288,6 +288,23 @@ TEST(KernelLower, BroadcastsOfBroadcastsOfAScalarStayFlat) {
   EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{10000}) << kir::printKernels(p);
 }
 
+TEST(KernelLower, TransposesThatCancelLeaveAFlatKernel) {
+  // vmap(scan(f)) after scan-to-map: transpose(sin(transpose(x))) with the same permutation
+  // twice reads every element where it writes it: one flat loop, like scan(vmap(f)).
+  Builder b;
+  int x = b.param(ty(F32, {20, 30, 4}));
+  Attrs perm = axesAttr({1, 0, 2});
+  int y = b.emit1(Op::Transpose, {b.emit1(Op::Sin, {b.emit1(Op::Transpose, {x}, perm)})}, perm);
+  kir::Program p = kir::lower(*b.ret({y}));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{2400}) << kir::printKernels(p);
+  // A single transpose really moves data: it keeps its 3-d index space.
+  Builder c;
+  int z = c.param(ty(F32, {20, 30, 4}));
+  kir::Program q = kir::lower(*c.ret({c.emit1(Op::Sin, {c.emit1(Op::Transpose, {z}, perm)})}));
+  EXPECT_EQ(q.kernels[0].dims.size(), 3u) << kir::printKernels(q);
+}
+
 TEST(KernelLower, PrintingIsStable) {
   FuncPtr f = elementwiseScan(4, 3, false);
   EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));
