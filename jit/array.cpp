@@ -214,7 +214,11 @@ std::string formatArray(const Array& a) {
   std::vector<int64_t> strides(a.shape.size(), 1);
   for (size_t i = a.shape.size(); i-- > 1;) strides[i - 1] = strides[i] * a.shape[i];
   std::string out;
-  formatAxis(a, 0, 0, strides, a.size() > kSummaryThreshold, out);
+  // Summarise large arrays, and also long axes of empty ones (2**40 empty rows would otherwise
+  // print forever).
+  bool longAxis = false;
+  for (int64_t d : a.shape) longAxis = longAxis || d > kSummaryThreshold;
+  formatAxis(a, 0, 0, strides, a.size() > kSummaryThreshold || longAxis, out);
   return out;
 }
 

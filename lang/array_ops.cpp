@@ -148,7 +148,38 @@ AVal ArrayOps::broadcastTo(const AVal& x, const Shape& shape, Span span, const c
   return r;
 }
 
+namespace {
+// Host integers (weak static scalars: sizes, counts) are exact: arithmetic that leaves i64 is
+// an error instead of wrapping into a wrong size.
+void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
+  if (!(a.weak && b.weak && a.isStatic() && b.isStatic() && a.type.dtype == DType::I64 &&
+        b.type.dtype == DType::I64 && a.type.shape.empty() && b.type.shape.empty()))
+    return;
+  int64_t x = a.concrete->getInt(0), y = b.concrete->getInt(0), r = 0;
+  bool overflow = false;
+  const char* sym = "";
+  switch (op) {
+    case Op::Add: overflow = __builtin_add_overflow(x, y, &r); sym = "+"; break;
+    case Op::Sub: overflow = __builtin_sub_overflow(x, y, &r); sym = "-"; break;
+    case Op::Mul: overflow = __builtin_mul_overflow(x, y, &r); sym = "*"; break;
+    case Op::Pow: {
+      sym = "**";
+      r = 1;
+      for (int64_t k = 0; k < y && !overflow && r != 0; ++k) overflow = __builtin_mul_overflow(r, x, &r);
+      break;
+    }
+    default: return;
+  }
+  if (overflow)
+    fail("E0402", span,
+         "integer overflow in shape arithmetic: " + std::to_string(x) + " " + sym + " " +
+             std::to_string(y) + " does not fit in a signed 64-bit integer",
+         "integers without a suffix are exact 64-bit host values; use a float (2.0**64) for a large number");
+}
+}  // namespace
+
 AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
+  checkHostIntOverflow(op, a, b, span);
   DType t = promoteTypes(a, b);
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "jit/cpu/cpu_backend.hpp"
@@ -109,9 +110,26 @@ bool Session::setBackend(const std::string& name) {
 
 std::string Session::backendName() const { return backendName_; }
 
+namespace {
+// Every buffer a function may need must have a byte size that fits in memory addresses; checked
+// once, before any backend plans buffers with that arithmetic (E0401 as for an eager array).
+void checkBufferSizes(const Func& f) {
+  for (const Type& t : f.types) {
+    int64_t n = numElements(t.shape);
+    if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / dtypeSize(t.dtype) ||
+        static_cast<uint64_t>(n) * dtypeSize(t.dtype) > (uint64_t{1} << 62))
+      fail("E0401", Span{}, "cannot allocate an array of type " + typeString(t),
+           "its size in bytes does not fit in memory addresses");
+  }
+  for (const Eqn& e : f.eqns)
+    for (const FuncPtr& s : e.subs) checkBufferSizes(*s);
+}
+}  // namespace
+
 std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
   auto it = executables_.find(f.get());
   if (it == executables_.end()) {
+    checkBufferSizes(*f);
     auto t0 = std::chrono::steady_clock::now();
     PipelineOptions popts;
     popts.printAfter = opts_.printAfter;

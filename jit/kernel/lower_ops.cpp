@@ -1,6 +1,8 @@
 // Kernels per op category: fused expressions as index arithmetic, reductions, argmax,
 // cumulative ops, dot_general (GEMM or loops) and dynamic_update_slice.
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "jit/kernel/lower_impl.hpp"
 #include "jit/scalar.hpp"
@@ -24,21 +26,41 @@ ExprP identityExpr(Op comb, DType t) {
   });
 }
 
-/// e with every subexpression equal to `from` replaced by `to`.
+/// e with every subexpression equal to `from` replaced by `to` (shared nodes visited once:
+/// fused expressions are DAGs).
+ExprP replaceExpr(const ExprP& e, const ExprP& from, const ExprP& to,
+                  std::map<const Expr*, ExprP>& memo) {
+  auto it = memo.find(e.get());
+  if (it != memo.end()) return it->second;
+  ExprP r = e;
+  if (sameExpr(e, from)) {
+    r = to;
+  } else if (!e->args.empty()) {
+    auto c = std::make_shared<Expr>(*e);
+    for (ExprP& a : c->args) a = replaceExpr(a, from, to, memo);
+    r = c;
+  }
+  memo[e.get()] = r;
+  return r;
+}
+
 ExprP replaceExpr(const ExprP& e, const ExprP& from, const ExprP& to) {
-  if (sameExpr(e, from)) return to;
-  if (e->args.empty()) return e;
-  auto c = std::make_shared<Expr>(*e);
-  for (ExprP& a : c->args) a = replaceExpr(a, from, to);
-  return c;
+  std::map<const Expr*, ExprP> memo;
+  return replaceExpr(e, from, to, memo);
 }
 
 /// Whether e reads a parallel index.
-bool usesIndex(const ExprP& e) {
+bool usesIndex(const ExprP& e, std::set<const Expr*>& seen) {
+  if (!seen.insert(e.get()).second) return false;
   if (e->kind == ExprKind::Index) return true;
   for (const ExprP& a : e->args)
-    if (usesIndex(a)) return true;
+    if (usesIndex(a, seen)) return true;
   return false;
+}
+
+bool usesIndex(const ExprP& e) {
+  std::set<const Expr*> seen;
+  return usesIndex(e, seen);
 }
 
 /// Row-major multi-index of flat index L in shape.

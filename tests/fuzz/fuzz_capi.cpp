@@ -6,6 +6,7 @@
 // misaligned data and strided layouts, and passing results back in. Findings: any crash or
 // sanitizer report; SCN_ERROR_INTERNAL; a failed call on a live context whose diagnostic went
 // nowhere (no callback and an empty scn_last_error).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -89,7 +90,7 @@ void makeArray(FuzzedDataProvider& in, Inputs& io, size_t slot) {
     int64_t d = in.ConsumeIntegralInRange<int>(0, 99) < 85 ? in.ConsumeIntegralInRange<int64_t>(0, 4) : pickDim(in);
     shape.push_back(d);
     if (d < 0) negative = true;
-    else count *= d;
+    else if (!overflow) count *= d;
     if (count > (__int128{1} << 62)) overflow = true;
   }
   a.shape = (a.rank > 0 && in.ConsumeIntegralInRange<int>(0, 99) < 5) ? nullptr : shape.data();
@@ -107,7 +108,8 @@ void makeArray(FuzzedDataProvider& in, Inputs& io, size_t slot) {
     size_t extent = n * es;
     std::vector<int64_t>& st = io.strides[slot];
     st.clear();
-    if (a.rank > 0 && in.ConsumeIntegralInRange<int>(0, 99) < 25) {
+    bool smallDims = std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d <= 64; });
+    if (a.rank > 0 && smallDims && in.ConsumeIntegralInRange<int>(0, 99) < 25) {
       // Strided: contiguous strides times a factor, some zero (broadcast), maybe not a multiple
       // of the element size; the buffer covers the furthest element.
       int64_t s = static_cast<int64_t>(es) * in.ConsumeIntegralInRange<int64_t>(1, 3);
