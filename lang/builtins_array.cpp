@@ -238,8 +238,9 @@ Value reshape(Evaluator& ev, CallArgs& c) {
       infer = static_cast<int64_t>(i);
     } else if (dims[i] < 0) {
       fail("E0226", a.span(1), "reshape got a negative dimension " + std::to_string(dims[i]));
-    } else {
-      known *= dims[i];
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      fail("E0402", a.span(1), "shape " + shapeString(dims) + " has too many elements",
+           "the number of elements must fit in a signed 64-bit integer");
     }
   }
   int64_t total = numElements(x.type.shape);

@@ -170,6 +170,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
 
 bool Session::run(const std::string& name, const std::string& text, Value* result) {
   auto src = std::make_shared<SourceFile>(name, text);
+  sources_.push_back(src);  // diagnostics kept in the sink point into it, even after a syntax error
   int before = sink_.errorCount();
   auto prog = std::make_shared<Program>(parseProgram(src, sink_));
   if (sink_.errorCount() > before) return false;
