@@ -96,7 +96,10 @@ def main():
             if j and size.endswith("x1") and j["ms"] / r["ms"] < 1.5:
                 small_l.append(f"{v} {size} ({j['ms'] / r['ms']:.2f})")
             if elems >= 10**7:
-                bw_rows.append(f"{v} {size}: {8 * elems / (r['ms'] * 1e6):.1f} GB/s")
+                gbs = 8 * elems / (r['ms'] * 1e6)
+                copy = probes.get("memcpy, all cores", {}).get("value")
+                frac = f" ({gbs / copy:.2f} of copy)" if copy else ""
+                bw_rows.append(f"{v} {size}: {gbs:.1f} GB/s{frac}")
     if cells:
         goals.append(["W2 worst order ratio <= 1.10", f"{worst_order:.2f}"])
         goals.append(["W2 cells where JAX is ahead", ", ".join(behind) or "none"])
@@ -108,6 +111,13 @@ def main():
         if r["sys"] == "scn" and r["workload"] == "W3" and r.get("peak_bytes"):
             lg = int(r["size"].split("^")[1])
             goals.append([f'W3 {r["variant"]} peak / result <= 1.05', f'{r["peak_bytes"] / (8 * 2 ** lg):.2f}'])
+    w3 = {(r["sys"], r["variant"]): r for r in scn if r["workload"] == "W3"}
+    cum, loop = w3.get(("scn", "cumprod")), w3.get(("c++", "serial loop"))
+    if cum and loop:
+        fresh = w3.get(("c++", "serial loop, new buffer"))
+        goals.append(["W3 cumprod (blocked parallel scan) / C++ serial loop into a warm buffer",
+                      f'{cum["ms"] / loop["ms"]:.2f}' +
+                      (f'; into a new buffer: {cum["ms"] / fresh["ms"]:.2f}' if fresh else "")])
     lo = {r["variant"]: r for r in scn if r["sys"] == "scn" and r["workload"] == "L"}
     if "scalar scan" in lo:
         goals.append(["scalar-carry scan ns/iteration <= 10",

@@ -2,6 +2,8 @@
 // and the CUDA backend compile an IR function once and run it many times.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,11 +17,17 @@ struct CompileStats {
   double optimiseMs = 0;  // IR passes, fusion, kernel lowering
   double codegenMs = 0;   // LLVM / NVRTC
   int kernels = 0;        // loop nests (fused kernels) generated
+  /// Code generation was skipped: the code came from a cache (the backend's in-memory one, or a
+  /// persistent one on disk: the CPU object cache, the CUDA PTX cache).
   bool cacheHit = false;
 };
 struct RunStats {
   double runMs = 0;
-  size_t peakBytes = 0;    // peak bytes of buffers live at once during the run
+  /// Peak bytes of the buffers the executable allocated for the run in its own memory: host
+  /// temporaries and results on cpu, device blocks (arguments, temporaries, results) on cuda,
+  /// the emulated device memory on cuda-emu; 0 on the interpreter, which does not measure it.
+  /// Arguments the caller passed in host memory are not counted.
+  size_t peakBytes = 0;
   size_t copiedBytes = 0;  // bytes copied for loop carries (the goal is 0)
 };
 
@@ -39,10 +47,14 @@ class Backend {
 };
 
 /// The reference interpreter: simple, complete, obviously correct; the oracle for the JITs.
-std::unique_ptr<Backend> makeInterpreterBackend();
+/// `interrupt` (owned by the caller; may be null) is polled once per iteration of every scan
+/// and while loop: nonzero stops the run with E0507 (Note [Interrupting compiled code]).
+std::unique_ptr<Backend> makeInterpreterBackend(const std::atomic<int32_t>* interrupt = nullptr);
 
-/// Runs `f` on `args` with the reference interpreter (no compile step).
-std::vector<Array> interpret(const Func& f, const std::vector<Array>& args);
+/// Runs `f` on `args` with the reference interpreter (no compile step), polling `interrupt`
+/// as above.
+std::vector<Array> interpret(const Func& f, const std::vector<Array>& args,
+                             const std::atomic<int32_t>* interrupt = nullptr);
 
 /// Evaluates a single equation on concrete inputs with the reference kernels. Used by the tracer
 /// to fold ops whose inputs are all static, and by the interpreter itself.

@@ -12,6 +12,14 @@ namespace scn {
 namespace {
 
 using interp::clampedStart;
+using Interrupt = const std::atomic<int32_t>*;
+
+/// Once per iteration of a loop (Note [Interrupting compiled code]).
+void poll(Interrupt interrupt) {
+  if (interrupt && interrupt->load(std::memory_order_relaxed) != 0) failInterrupted();
+}
+
+std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Interrupt interrupt);
 
 std::vector<Array> slice(const std::vector<Array>& v, size_t begin, size_t end) {
   return std::vector<Array>(v.begin() + begin, v.begin() + end);
@@ -39,7 +47,8 @@ Array row(const Array& x, int64_t t) {
 // Note [Scan order]: iteration i reads the xs rows and writes the ys rows at position
 // t = reverse ? length - 1 - i : i, so a reverse scan walks the rows backwards and its stacked
 // ys line up with its xs (JAX's semantics).
-std::vector<Array> evalScan(const Eqn& e, const std::vector<Array>& in, const std::vector<Type>& outT) {
+std::vector<Array> evalScan(const Eqn& e, const std::vector<Array>& in, const std::vector<Type>& outT,
+                            Interrupt interrupt) {
   const Attrs& a = e.attrs;
   const size_t nc = a.numConsts, nk = a.numCarry;
   const Func& body = *e.subs[0];
@@ -48,10 +57,11 @@ std::vector<Array> evalScan(const Eqn& e, const std::vector<Array>& in, const st
   std::vector<Array> ys;
   for (size_t j = nk; j < outT.size(); ++j) ys.emplace_back(outT[j].dtype, outT[j].shape);
   for (int64_t i = 0; i < a.length; ++i) {
+    poll(interrupt);
     int64_t t = a.reverse ? a.length - 1 - i : i;
     std::vector<Array> args = concat(consts, carry);
     for (const Array& x : xs) args.push_back(row(x, t));
-    std::vector<Array> res = interpret(body, args);
+    std::vector<Array> res = interpret(body, args, interrupt);
     carry = slice(res, 0, nk);
     for (size_t j = 0; j < ys.size(); ++j) {
       size_t bytes = rowBytes(ys[j]);
@@ -61,26 +71,26 @@ std::vector<Array> evalScan(const Eqn& e, const std::vector<Array>& in, const st
   return concat(carry, ys);
 }
 
-std::vector<Array> evalWhile(const Eqn& e, const std::vector<Array>& in) {
+std::vector<Array> evalWhile(const Eqn& e, const std::vector<Array>& in, Interrupt interrupt) {
   const size_t nc = e.attrs.numConsts, nb = e.attrs.numBodyConsts;
   std::vector<Array> condConsts = slice(in, 0, nc), bodyConsts = slice(in, nc, nc + nb);
   std::vector<Array> carry = slice(in, nc + nb, in.size());
-  while (interpret(*e.subs[0], concat(condConsts, carry))[0].data<bool>()[0])
-    carry = interpret(*e.subs[1], concat(bodyConsts, carry));
+  while (interpret(*e.subs[0], concat(condConsts, carry), interrupt)[0].data<bool>()[0]) {
+    carry = interpret(*e.subs[1], concat(bodyConsts, carry), interrupt);
+    poll(interrupt);
+  }
   return carry;
 }
 
 // The index picks a branch: bool false/true -> 0/1, an integer is clamped into range.
-std::vector<Array> evalCond(const Eqn& e, const std::vector<Array>& in) {
+std::vector<Array> evalCond(const Eqn& e, const std::vector<Array>& in, Interrupt interrupt) {
   int64_t branch =
       clampedStart(in[0].dtype == DType::Bool ? Array::scalarInt(DType::I32, in[0].data<bool>()[0]) : in[0],
                    static_cast<int64_t>(e.subs.size()) - 1);
-  return interpret(*e.subs[branch], slice(in, 1, in.size()));
+  return interpret(*e.subs[branch], slice(in, 1, in.size()), interrupt);
 }
 
-}  // namespace
-
-std::vector<Array> evalEqn(const Eqn& e, const std::vector<Array>& in) {
+std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Interrupt interrupt) {
   std::vector<Type> types;
   for (const Array& a : in) {
     SCN_ASSERT(a.buffer != nullptr, std::string("evalEqn: an operand of ") + opName(e.op) + " has no buffer");
@@ -111,14 +121,18 @@ std::vector<Array> evalEqn(const Eqn& e, const std::vector<Array>& in) {
     case OpCategory::DynamicSlice: return {dynamicSliceOp(in, out[0])};
     case OpCategory::DynamicUpdateSlice: return {dynamicUpdateSliceOp(in, out[0])};
     case OpCategory::DotGeneral: return {dotGeneralOp(in[0], in[1], e.attrs, out[0])};
-    case OpCategory::Scan: return evalScan(e, in, out);
-    case OpCategory::While: return evalWhile(e, in);
-    case OpCategory::Cond: return evalCond(e, in);
+    case OpCategory::Scan: return evalScan(e, in, out, interrupt);
+    case OpCategory::While: return evalWhile(e, in, interrupt);
+    case OpCategory::Cond: return evalCond(e, in, interrupt);
   }
   internalError(std::string("evalEqn: no kernel for ") + opName(e.op));
 }
 
-std::vector<Array> interpret(const Func& f, const std::vector<Array>& args) {
+}  // namespace
+
+std::vector<Array> evalEqn(const Eqn& e, const std::vector<Array>& in) { return evalEqnWith(e, in, nullptr); }
+
+std::vector<Array> interpret(const Func& f, const std::vector<Array>& args, Interrupt interrupt) {
   const std::string fname = f.name.empty() ? "<anonymous>" : f.name;
   if (args.size() != f.params.size())
     internalError("interpret: " + fname + " takes " + std::to_string(f.params.size()) +
@@ -148,7 +162,7 @@ std::vector<Array> interpret(const Func& f, const std::vector<Array>& args) {
                  "interpret: " + fname + " uses %" + std::to_string(v) + " before it is defined");
       in.push_back(env[v]);
     }
-    std::vector<Array> outs = evalEqn(e, in);
+    std::vector<Array> outs = evalEqnWith(e, in, interrupt);
     SCN_ASSERT(outs.size() == e.outputs.size(),
                std::string("interpret: wrong output count for ") + opName(e.op));
     for (size_t o = 0; o < outs.size(); ++o) {
@@ -177,10 +191,10 @@ namespace {
 
 class InterpExecutable : public Executable {
  public:
-  explicit InterpExecutable(FuncPtr f) : f_(std::move(f)) {}
+  InterpExecutable(FuncPtr f, Interrupt interrupt) : f_(std::move(f)), interrupt_(interrupt) {}
   std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<Array> out = interpret(*f_, args);
+    std::vector<Array> out = interpret(*f_, args, interrupt_);
     if (stats) {
       *stats = RunStats{};
       stats->runMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -190,20 +204,27 @@ class InterpExecutable : public Executable {
 
  private:
   FuncPtr f_;
+  Interrupt interrupt_;
 };
 
 class InterpreterBackend : public Backend {
  public:
+  explicit InterpreterBackend(Interrupt interrupt) : interrupt_(interrupt) {}
   std::string name() const override { return "interp"; }
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     SCN_ASSERT(f != nullptr, "interpreter: compile of a null function");
     if (stats) *stats = CompileStats{};
-    return std::make_unique<InterpExecutable>(f);
+    return std::make_unique<InterpExecutable>(f, interrupt_);
   }
+
+ private:
+  Interrupt interrupt_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeInterpreterBackend() { return std::make_unique<InterpreterBackend>(); }
+std::unique_ptr<Backend> makeInterpreterBackend(const std::atomic<int32_t>* interrupt) {
+  return std::make_unique<InterpreterBackend>(interrupt);
+}
 
 }  // namespace scn

@@ -2,6 +2,7 @@
 // arrays in (borrowed when the layout allows) and out, diagnostics as records.
 #include "scn/scn.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -64,6 +65,7 @@ DiagnosticRecord toRecord(const Diagnostic& d) {
 /// The status category of an engine diagnostic.
 StatusCode statusOf(const Diagnostic& d) {
   if (d.code == "E0401") return StatusCode::OutOfMemory;
+  if (d.code == "E0507") return StatusCode::Interrupted;
   if (d.code == "E9999") return StatusCode::Internal;
   return StatusCode::ProgramError;
 }
@@ -85,6 +87,7 @@ struct Context::Impl {
   ContextOptions opts;
   std::unique_ptr<Session> session;
   std::string lastError;
+  std::vector<CallStats> lastStats;
   bool sawError = false;  // during the current API call
   StatusCode firstCode = StatusCode::Ok;
   StatusCode override = StatusCode::Ok;  // the category of the diagnostic being reported
@@ -103,15 +106,34 @@ struct Context::Impl {
     }
   }
 
-  /// Starts an API call: forget the previous call's error.
+  /// Starts an API call: forget the previous call's error, stats and interrupt request.
   void begin() {
     sawError = false;
     firstCode = StatusCode::Ok;
     lastError.clear();
+    lastStats.clear();
+    if (session) {
+      session->records().clear();
+      session->clearInterrupt();
+    }
   }
-  /// Ends an API call: drop the per-call bookkeeping the session keeps (long-running hosts).
+  /// Ends an API call: keep its stats, drop the per-call bookkeeping the session keeps
+  /// (long-running hosts).
   Status finish() {
     if (session) {
+      for (const CallRecord& r : session->records()) {
+        CallStats st;
+        st.function = r.fn;
+        st.backend = r.backend;
+        st.compiled = r.traced;
+        st.cacheHit = r.cacheHit;
+        st.compileMs = r.traceMs + r.optimiseMs + r.codegenMs;
+        st.runMs = r.runMs;
+        st.hostPeakBytes = r.peakBytes;
+        st.devicePeakBytes = r.devicePeakBytes;
+        st.copiedBytes = r.copiedBytes;
+        lastStats.push_back(std::move(st));
+      }
       session->diagnostics().clear();
       session->records().clear();
     }
@@ -205,6 +227,12 @@ Array inputArray(const ArrayView& v, size_t i, bool mayBorrow, std::vector<std::
   if (n > 0 && v.data == nullptr)
     fail("E0601", Span{}, which + " has a null data pointer but " + std::to_string(n) + " elements");
   size_t es = dtypeSize(dtype);
+  // An empty array has nothing to read, whatever its other dimensions (they may be huge).
+  if (n == 0) return Array(dtype, std::move(shape));
+  // Byte strides below are bounded by n * es, so checking it once keeps them from overflowing.
+  if (n > INT64_MAX / static_cast<int64_t>(es))
+    fail("E0402", Span{}, which + " of shape " + shapeString(v.shape) +
+                              " has more bytes than an address space holds");
   // Row-major byte strides; a dimension of extent 1 may carry any stride.
   std::vector<int64_t> rowMajor(shape.size());
   bool contiguous = true;
@@ -321,6 +349,7 @@ Result<Context> Context::create(ContextOptions options) {
       if (cx->opts.onPrint) cx->opts.onPrint(s);
     };
     so.onDiagnostic = [cx](const Diagnostic& d) { cx->onDiagnostic(d); };
+    so.cacheDir = cx->opts.cacheDir;
     cx->session = std::make_unique<Session>(std::move(so));
     if (cx->sawError) return;
     cx->override = StatusCode::InvalidArgument;
@@ -391,6 +420,15 @@ std::string Context::backend() const { return impl_ ? impl_->session->backendNam
 const std::string& Context::lastError() const {
   static const std::string kMoved = "scn: use of a moved-from Context";
   return impl_ ? impl_->lastError : kMoved;
+}
+
+const std::vector<CallStats>& Context::lastStats() const {
+  static const std::vector<CallStats> kNone;
+  return impl_ ? impl_->lastStats : kNone;
+}
+
+void Context::interrupt() const {
+  if (impl_ && impl_->session) impl_->session->interrupt();
 }
 
 // ---------------------------------------------------------------- Function

@@ -18,6 +18,7 @@ Status invalidArgument(const Function& f, const std::string& message, const std:
 
 struct scn_context {
   scn::Context cx;
+  std::vector<scn_call_stats> stats;  // scn_last_stats' records, pointing into cx.lastStats()
 };
 
 struct scn_function {
@@ -31,7 +32,8 @@ static_assert(static_cast<int>(SCN_OK) == static_cast<int>(scn::StatusCode::Ok) 
               static_cast<int>(SCN_ERROR_NOT_FOUND) == static_cast<int>(scn::StatusCode::NotFound) &&
               static_cast<int>(SCN_ERROR_PROGRAM) == static_cast<int>(scn::StatusCode::ProgramError) &&
               static_cast<int>(SCN_ERROR_OUT_OF_MEMORY) == static_cast<int>(scn::StatusCode::OutOfMemory) &&
-              static_cast<int>(SCN_ERROR_INTERNAL) == static_cast<int>(scn::StatusCode::Internal));
+              static_cast<int>(SCN_ERROR_INTERNAL) == static_cast<int>(scn::StatusCode::Internal) &&
+              static_cast<int>(SCN_ERROR_INTERRUPTED) == static_cast<int>(scn::StatusCode::Interrupted));
 static_assert(static_cast<int>(SCN_BOOL) == static_cast<int>(scn::DataType::Bool) &&
               static_cast<int>(SCN_I32) == static_cast<int>(scn::DataType::I32) &&
               static_cast<int>(SCN_I64) == static_cast<int>(scn::DataType::I64) &&
@@ -110,6 +112,7 @@ scn_status scn_options_init(scn_options* options) {
   options->diagnostic_user = nullptr;
   options->on_print = nullptr;
   options->print_user = nullptr;
+  options->cache_dir = nullptr;
   return SCN_OK;
 }
 
@@ -123,6 +126,7 @@ scn_status scn_context_new(const scn_options* options, scn_context** out) {
     scn::ContextOptions co;
     co.backend = o.backend ? o.backend : "auto";
     co.optLevel = o.opt_level;
+    if (o.cache_dir) co.cacheDir = o.cache_dir;
     if (scn_diagnostic_fn fn = o.on_diagnostic) {
       void* user = o.diagnostic_user;
       co.onDiagnostic = [fn, user](const scn::DiagnosticRecord& r) { deliver(r, fn, user); };
@@ -133,7 +137,7 @@ scn_status scn_context_new(const scn_options* options, scn_context** out) {
     }
     scn::Result<scn::Context> cx = scn::Context::create(std::move(co));
     if (!cx) return statusOf(cx.status());
-    *out = new scn_context{std::move(cx).value()};
+    *out = new scn_context{std::move(cx).value(), {}};
     return SCN_OK;
   });
 }
@@ -242,6 +246,12 @@ scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n, scn_arr
   });
 }
 
+scn_status scn_interrupt(scn_context* ctx) {
+  if (!ctx) return SCN_ERROR_INVALID_ARGUMENT;
+  ctx->cx.interrupt();  // one atomic store: nothing to guard
+  return SCN_OK;
+}
+
 scn_status scn_array_free(scn_array* arrays, size_t n) {
   return guard([&] {
     if (!arrays) return SCN_OK;
@@ -256,9 +266,23 @@ const char* scn_last_error(const scn_context* ctx) {
   return ctx->cx.lastError().c_str();
 }
 
+scn_status scn_last_stats(scn_context* ctx, const scn_call_stats** stats, size_t* count) {
+  if (!ctx || !stats || !count) return SCN_ERROR_INVALID_ARGUMENT;
+  return guard([&] {
+    ctx->stats.clear();
+    for (const scn::CallStats& st : ctx->cx.lastStats())
+      ctx->stats.push_back(scn_call_stats{st.function.c_str(), st.backend.c_str(), st.compiled ? 1 : 0,
+                                          st.cacheHit ? 1 : 0, st.compileMs, st.runMs, st.hostPeakBytes,
+                                          st.devicePeakBytes, st.copiedBytes});
+    *stats = ctx->stats.empty() ? nullptr : ctx->stats.data();
+    *count = ctx->stats.size();
+    return SCN_OK;
+  });
+}
+
 const char* scn_status_string(scn_status status) {
   long long raw = rawValue(status);
-  if (raw < SCN_OK || raw > SCN_ERROR_INTERNAL) return "unknown status";
+  if (raw < SCN_OK || raw > SCN_ERROR_INTERRUPTED) return "unknown status";
   switch (static_cast<scn_status>(raw)) {
     case SCN_OK: return "ok";
     case SCN_ERROR_INVALID_ARGUMENT: return "invalid argument";
@@ -266,6 +290,7 @@ const char* scn_status_string(scn_status status) {
     case SCN_ERROR_PROGRAM: return "program error";
     case SCN_ERROR_OUT_OF_MEMORY: return "out of memory";
     case SCN_ERROR_INTERNAL: return "internal error";
+    case SCN_ERROR_INTERRUPTED: return "interrupted";
   }
   return "unknown status";
 }

@@ -51,6 +51,11 @@ void fail(const std::string& code, Span span, std::string message, std::string h
   throw UserError(makeDiagnostic(code, span, std::move(message), std::move(help), std::move(notes)));
 }
 
+void failInterrupted(Span span) {
+  fail("E0507", span, "interrupted",
+       "the computation was stopped by Ctrl-C or the host's interrupt; definitions made before it are kept");
+}
+
 void internalError(const std::string& what) {
   fail("E9999", Span{}, "internal compiler error: " + what,
        "this is a bug in scn; please report it with the program that triggered it");

@@ -65,6 +65,9 @@ Diagnostic makeDiagnostic(const std::string& code, Span span, std::string messag
 
 /// An invariant violation inside scn: "this is a bug". Also a diagnostic, never an abort.
 [[noreturn]] void internalError(const std::string& what);
+/// E0507: the computation was stopped by an interrupt request (Ctrl-C, Context::interrupt).
+/// The evaluator, compiled CPU loops and the interpreter's loops all stop with this one error.
+[[noreturn]] void failInterrupted(Span span = {});
 
 #define SCN_ASSERT(cond, what)                                                         \
   do {                                                                                 \

@@ -249,10 +249,21 @@ void Evaluator::bindPattern(const Pattern& p, const Value& v, Env& env, Span spa
 
 void Evaluator::checkInterrupt(Span span) {
   if (host_.interrupted && host_.interrupted())
-    fail("E0507", span, "interrupted", "the statement was stopped by Ctrl-C; definitions made before it are kept");
+    failInterrupted(span);
 }
 
 void Evaluator::exec(const Stmt& s, const std::shared_ptr<Env>& env) {
+  try {
+    execStmt(s, env);
+  } catch (UserError& e) {
+    // A compiled call stopped by an interrupt (Note [Interrupting compiled code]) knows no
+    // location: it gets the statement's.
+    if (e.diag.code == "E0507" && !e.diag.span.valid()) e.diag.span = s.span;
+    throw;
+  }
+}
+
+void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {
   checkInterrupt(s.span);
   switch (s.kind) {
     case StmtKind::Let: {

@@ -56,9 +56,14 @@ struct TreeDef {
 /// Figures for --stats, one record per compiled-function call.
 struct CallRecord {
   std::string fn;
-  bool traced = false;  // false: the compiled code was reused from the cache
+  bool traced = false;    // false: the compiled code was reused from the cache
+  bool cacheHit = false;  // traced, but code generation was skipped (CompileStats::cacheHit)
   double traceMs = 0, optimiseMs = 0, codegenMs = 0, runMs = 0;
-  size_t peakBytes = 0, copiedBytes = 0;
+  /// Peak bytes of host buffers the run allocated (cpu: temporaries and results; cuda: the
+  /// results copied back), and of device buffers (cuda: the pool blocks of the call) when the
+  /// backend has a device (`device`). The interpreter does not measure (`measured` false).
+  size_t peakBytes = 0, devicePeakBytes = 0, copiedBytes = 0;
+  bool device = false, measured = true;
   int kernels = 0;
   std::string backend;
 };
@@ -141,6 +146,7 @@ class Evaluator {
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
   void checkInterrupt(Span span);
+  void execStmt(const Stmt& s, const std::shared_ptr<Env>& env);
 
   /// An outer variable a traced body read, and the identity of the value it held.
   struct CaptureDep {

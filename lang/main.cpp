@@ -1,5 +1,6 @@
 // The scn command line: run a script, evaluate -e, dump a stage (--emit), or start the REPL.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -40,10 +41,16 @@ options:
                         drop-identity-reshapes, dce) or after each (all); "unchanged" when
                         the pass changed nothing
   --stats               after the run, print one line per compiled-function call: traced or
-                        cached, trace/optimise/codegen/run milliseconds, peak buffer bytes
+                        cached, trace/optimise/codegen/run milliseconds, peak host and device
+                        buffer bytes, and for a compile whether the code came from a cache
+  --cache-dir=DIR       keep compiled code (CPU objects, CUDA PTX) in DIR across runs; `-`
+                        turns the cache off. Default: $SCN_CACHE_DIR, else $XDG_CACHE_HOME/scn,
+                        else ~/.cache/scn; none when SCN_NO_CACHE is set
   -O0 | -O1 | -O2 | -O3 optimisation level of the CPU JIT (default -O2)
   --help                show this help
   --version             show the version
+
+Ctrl-C stops the running program with error E0507 (a second Ctrl-C ends it at once).
 
 exit status: 0 success, 1 a program error (a diagnostic was printed), 2 bad usage.
 docs: docs/README.md (language reference, CLI and REPL, error index)
@@ -52,6 +59,15 @@ docs: docs/README.md (language reference, CLI and REPL, error index)
 int usageError(const std::string& msg) {
   std::fprintf(stderr, "scn: error: %s\n(run `scn --help` for usage)\n", msg.c_str());
   return 2;
+}
+
+/// The CLI's cache directory when --cache-dir is not given (the PTX cache's rule, one level up).
+std::string defaultCacheDir() {
+  if (std::getenv("SCN_NO_CACHE")) return "";
+  if (const char* d = std::getenv("SCN_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/scn";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/scn";
+  return "";
 }
 
 bool readFile(const std::string& path, std::string& out) {
@@ -67,7 +83,8 @@ bool readFile(const std::string& path, std::string& out) {
 
 int main(int argc, char** argv) {
   std::string backend = "auto", emit, expr, file, printAfter;
-  bool haveExpr = false, stats = false;
+  bool haveExpr = false, stats = false, haveCacheDir = false;
+  std::string cacheDir;
   int optLevel = 2;
   std::vector<std::string> scriptArgs;
   for (int i = 1; i < argc; ++i) {
@@ -102,6 +119,11 @@ int main(int argc, char** argv) {
         for (const scn::Pass& p : scn::pipelinePasses()) names += std::string(", ") + p.name;
         return usageError("unknown pass `" + printAfter + "` for --print-after (" + names + ")");
       }
+    } else if (a.rfind("--cache-dir=", 0) == 0) {
+      cacheDir = a.substr(12);
+      if (cacheDir.empty()) return usageError("--cache-dir needs a directory (or `-` for no cache)");
+      if (cacheDir == "-") cacheDir.clear();
+      haveCacheDir = true;
     } else if (a == "--stats") {
       stats = true;
     } else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
@@ -126,6 +148,7 @@ int main(int argc, char** argv) {
   opts.optLevel = optLevel;
   opts.scriptArgs = scriptArgs;
   opts.printAfter = printAfter;
+  opts.cacheDir = haveCacheDir ? cacheDir : defaultCacheDir();
   opts.out = [](const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
@@ -177,6 +200,7 @@ int main(int argc, char** argv) {
   scn::Session session(opts);
   if (session.diagnostics().errorCount() > 0) return 1;  // e.g. --backend=cuda without a GPU
   bool ok;
+  if (haveExpr || !file.empty()) scn::installInterruptHandler(session);
   if (haveExpr) {
     scn::Value v;
     ok = session.run("<-e>", expr, &v);
@@ -187,12 +211,16 @@ int main(int argc, char** argv) {
     return scn::runRepl(session, opts) ? 0 : 1;  // the REPL installs its Ctrl-C handler
   }
   if (stats) {
-    for (const scn::CallRecord& r : session.records())
+    for (const scn::CallRecord& r : session.records()) {
+      std::string peak = r.measured ? std::to_string(r.peakBytes) + "B" : "-";
+      std::string device = r.device ? std::to_string(r.devicePeakBytes) + "B" : "none";
       std::fprintf(stderr,
                    "stats: %s %s backend=%s trace=%.2fms optimise=%.2fms codegen=%.2fms run=%.3fms "
-                   "kernels=%d peak=%zuB copied=%zuB\n",
+                   "kernels=%d peak=%s device=%s copied=%zuB%s\n",
                    r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs,
-                   r.optimiseMs, r.codegenMs, r.runMs, r.kernels, r.peakBytes, r.copiedBytes);
+                   r.optimiseMs, r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(),
+                   r.copiedBytes, r.traced ? (r.cacheHit ? " cache=hit" : " cache=miss") : "");
+    }
   }
   return ok ? 0 : 1;
 }

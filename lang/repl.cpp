@@ -2,6 +2,7 @@
 #include "lang/repl.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -21,20 +22,21 @@ namespace scn {
 namespace {
 
 // Note [Ctrl-C]
-// A signal handler can only set a flag; this one is the process's only global, owned by the
-// REPL. At the prompt Ctrl-C abandons the line being typed; while an entry runs, the evaluator
-// polls the flag between statements and loop iterations and stops with E0507, keeping the
-// session. A single compiled call runs to its end.
-volatile std::sig_atomic_t gInterrupted = 0;
+// A signal handler can only set a flag: it sets the session's interrupt flag (a lock-free
+// atomic), reached through the process's only global, a pointer set once by
+// installInterruptHandler. At the prompt Ctrl-C abandons the line being typed; while an entry
+// runs, the evaluator polls the flag between statements and loop iterations, and the cpu and
+// interp backends once per compiled loop iteration (Note [Interrupting compiled code]), and the
+// entry stops with E0507, keeping the session. A second Ctrl-C while the first is still unseen
+// (one long kernel, a CUDA run, LLVM compiling) ends the process the default way, so Ctrl-C
+// always gets you out.
+std::atomic<int32_t>* gInterruptFlag = nullptr;
 
-void onInterrupt(int) { gInterrupted = 1; }
-
-void installInterruptHandler() {
-  struct sigaction sa {};
-  sa.sa_handler = onInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns, so the prompt can start over
-  sigaction(SIGINT, &sa, nullptr);
+void onInterrupt(int) {
+  if (gInterruptFlag->exchange(1) != 0) {
+    std::signal(SIGINT, SIG_DFL);  // both async-signal-safe
+    std::raise(SIGINT);
+  }
 }
 
 const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
@@ -44,7 +46,7 @@ const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line con
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
   :cuda CALL         its CUDA C++                  :ptx CALL   its PTX (NVRTC; no GPU needed)
   :time EXPR         compile once, then time runs (median, min, max, count)
-  :mem EXPR          peak bytes of buffers of each compiled call EXPR makes
+  :mem EXPR          peak bytes of host and device buffers of each compiled call EXPR makes
   :backend [NAME]    show or set the backend: cpu, interp, cuda, auto
   :load FILE         run a file in this session
   :reset             forget every definition and compiled function
@@ -74,6 +76,15 @@ void timeIt(Session& session, const std::string& expr, std::ostream& out) {
 }
 
 }  // namespace
+
+void installInterruptHandler(Session& session) {
+  gInterruptFlag = &session.interruptFlag();
+  struct sigaction sa {};
+  sa.sa_handler = onInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked read returns, so the prompt can start over
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out) {
   std::string entry = trim(entryRaw);
@@ -107,8 +118,13 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
       if (session.records().size() == before) out << "no compiled function ran (top-level code runs eagerly)\n";
       for (size_t i = before; i < session.records().size(); ++i) {
         const CallRecord& r = session.records()[i];
-        out << r.fn << ": peak " << r.peakBytes << " bytes of buffers (host), " << r.copiedBytes
-            << " bytes copied for loop carries\n";
+        out << r.fn << ": host peak ";
+        if (r.measured) out << r.peakBytes << " bytes";
+        else out << "not measured (interpreter)";
+        out << ", device ";
+        if (r.device) out << "peak " << r.devicePeakBytes << " bytes";
+        else out << "none";
+        out << ", " << r.copiedBytes << " bytes copied for loop carries\n";
       }
     }
   } else if (cmd == ":time") {
@@ -155,8 +171,7 @@ char* completeName(const char* text, int state) {
 
 bool runRepl(Session& session, const SessionOptions& opts) {
   bool tty = isatty(0) && isatty(1);
-  installInterruptHandler();
-  session.setInterruptPoll([] { return gInterrupted != 0; });
+  installInterruptHandler(session);
 #ifdef SCN_HAVE_EDITLINE
   if (tty) {
     gCompletionSession = &session;
@@ -166,9 +181,9 @@ bool runRepl(Session& session, const SessionOptions& opts) {
     std::cout << "scn " << SCN_VERSION << " — :help for commands, Ctrl-D to quit\n";
     std::string entry;
     for (;;) {
-      gInterrupted = 0;
+      session.clearInterrupt();
       char* line = readline(entry.empty() ? "scn> " : "...> ");
-      if (gInterrupted) {  // Ctrl-C at the prompt: drop what was typed, prompt again
+      if (session.interruptFlag().load() != 0) {  // Ctrl-C at the prompt: drop what was typed
         free(line);
         entry.clear();
         std::cout << "\n";
@@ -183,7 +198,7 @@ bool runRepl(Session& session, const SessionOptions& opts) {
         add_history(trim(entry).c_str());
         write_history(histFile.c_str());
       }
-      gInterrupted = 0;
+      session.clearInterrupt();
       bool go = replEntry(session, entry, std::cout);
       entry.clear();
       if (!go) break;
@@ -195,10 +210,11 @@ bool runRepl(Session& session, const SessionOptions& opts) {
   (void)opts;
   std::string entry, line;
   while (std::getline(std::cin, line)) {
-    gInterrupted = 0;
     entry += line + "\n";
     if (isIncomplete(entry)) continue;
+    session.clearInterrupt();
     bool go = replEntry(session, entry, std::cout);
+    session.clearInterrupt();
     std::cout.flush();
     entry.clear();
     if (!go) return true;

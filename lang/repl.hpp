@@ -13,6 +13,11 @@ namespace scn {
 /// otherwise it reads lines plainly and prints no prompt, so sessions can be piped and tested.
 bool runRepl(Session& session, const SessionOptions& opts);
 
+/// Makes SIGINT (Ctrl-C) set the session's interrupt flag (Note [Ctrl-C] in repl.cpp): the
+/// running entry stops with E0507; a second Ctrl-C before the first was seen ends the process.
+/// For the REPL and for scripts; one session per process.
+void installInterruptHandler(Session& session);
+
 /// One REPL entry (possibly several lines): a `:command` or scn code. Output goes to `out`,
 /// diagnostics to the session's sink. Returns false when the entry asks to quit.
 bool replEntry(Session& session, const std::string& entry, std::ostream& out);

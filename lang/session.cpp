@@ -42,9 +42,9 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   };
   host.readFile = readWholeFile;
   host.stdlib = stdlibFiles();
-  host.interrupted = [this] { return opts_.interrupted && opts_.interrupted(); };
+  host.interrupted = [this] { return interrupt_.load(std::memory_order_relaxed) != 0; };
   eval_ = std::make_unique<Evaluator>(std::move(host));
-  interpreter_ = makeInterpreterBackend();
+  interpreter_ = makeInterpreterBackend(&interrupt_);
   setBackend(opts_.backend);
   reset();
 }
@@ -74,21 +74,28 @@ bool Session::setBackend(const std::string& name) {
   }
   try {
     if (chosen == "cpu") {
-      backend_ = makeCpuBackend(opts_.optLevel);
+      CpuOptions co;
+      co.optLevel = opts_.optLevel;
+      if (!opts_.cacheDir.empty()) co.cacheDir = opts_.cacheDir + "/cpu";
+      co.interrupt = &interrupt_;
+      backend_ = makeCpuBackend(co);
     } else if (chosen == "interp") {
-      backend_ = makeInterpreterBackend();
+      backend_ = makeInterpreterBackend(&interrupt_);
     } else if (chosen == "cuda-emu") {
       // The CUDA backend's generated code compiled for the host (blocks and threads as loops):
       // how tests check the GPU code's arithmetic and indexing on machines without a GPU.
 #ifdef SCN_HAVE_CUDA
-      backend_ = cuda::makeCudaEmulationBackend();
+      backend_ = cuda::makeCudaEmulationBackend(0, &interrupt_);
 #else
       fail("E0420", Span{}, "the CUDA emulation backend needs the CUDA toolkit at build time");
 #endif
     } else if (chosen == "cuda") {
 #ifdef SCN_HAVE_CUDA
       std::string why;
-      backend_ = cuda::makeCudaBackend(&why);
+      cuda::CudaOptions co;
+      co.cacheDir = opts_.cacheDir.empty() ? "-" : opts_.cacheDir + "/ptx";  // "-": no cache
+      co.interrupt = &interrupt_;
+      backend_ = cuda::makeCudaBackend(&why, co);
       if (!backend_)
         fail("E0420", Span{}, "the CUDA backend cannot run here: " + why,
              "use --backend=cpu, or run on a machine with an NVIDIA GPU and its driver");
@@ -129,6 +136,7 @@ void checkBufferSizes(const Func& f) {
 std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
   auto it = executables_.find(f.get());
   if (it == executables_.end()) {
+    Compiled c;
     checkBufferSizes(*f);
     auto t0 = std::chrono::steady_clock::now();
     PipelineOptions popts;
@@ -138,32 +146,43 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     double passMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (opts_.onCompile) opts_.onCompile(optimised);
     CompileStats cs;
-    std::unique_ptr<Executable> exe;
-    std::string used = backendName_;
+    c.backend = backendName_;
+    // The CUDA backends keep their buffers in (emulated) device memory: RunStats::peakBytes.
+    c.device = backendName_ == "cuda" || backendName_ == "cuda-emu";
     try {
-      exe = backend_->compile(optimised, &cs);
+      c.exe = backend_->compile(optimised, &cs);
     } catch (const UnsupportedOnBackend& u) {
       // Honest fallback: the op is not lowered yet on this backend; --stats says so.
-      exe = interpreter_->compile(optimised, &cs);
-      used = "interp (fallback: " + std::string(u.what()) + ")";
+      c.exe = interpreter_->compile(optimised, &cs);
+      c.backend = "interp (fallback: " + std::string(u.what()) + ")";
+      c.device = false;
     }
     if (rec) {
       rec->optimiseMs = passMs + cs.optimiseMs;
       rec->codegenMs = cs.codegenMs;
       rec->kernels = cs.kernels;
-      rec->backend = used;
+      rec->cacheHit = cs.cacheHit;
     }
     keepFuncs_[f.get()] = f;
-    it = executables_.emplace(f.get(), std::move(exe)).first;
-  } else if (rec) {
-    rec->backend = backendName_;
+    it = executables_.emplace(f.get(), std::move(c)).first;
   }
   RunStats rs;
-  std::vector<Array> out = it->second->run(args, &rs);
+  std::vector<Array> out = it->second.exe->run(args, &rs);
   if (rec) {
+    const Compiled& c = it->second;
+    rec->backend = c.backend;
     rec->runMs = rs.runMs;
-    rec->peakBytes = rs.peakBytes;
     rec->copiedBytes = rs.copiedBytes;
+    rec->device = c.device;
+    rec->measured = c.backend.rfind("interp", 0) != 0;  // the interpreter does not measure
+    if (c.device) {
+      // Device blocks are the backend's figure; on the host the run allocated its results.
+      rec->devicePeakBytes = rs.peakBytes;
+      rec->peakBytes = 0;
+      for (const Array& a : out) rec->peakBytes += a.bytes();
+    } else {
+      rec->peakBytes = rs.peakBytes;
+    }
   }
   return out;
 }

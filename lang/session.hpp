@@ -2,6 +2,8 @@
 // the REPL and the embedding API each hold one (or several); there is no global state.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,8 +29,9 @@ struct SessionOptions {
   std::vector<std::string> scriptArgs;
   /// Called once for every function compiled (for --emit=ir|llvm|asm on a whole script).
   std::function<void(const FuncPtr&)> onCompile;
-  /// Polled between statements: true stops the running entry with E0507 (the REPL's Ctrl-C).
-  std::function<bool()> interrupted;
+  /// Root of the persistent compile caches: `<dir>/cpu` (objects, Note [Object cache]) and
+  /// `<dir>/ptx` (the CUDA backend's PTX). "" = none: compiled code lives with the session.
+  std::string cacheDir;
   /// --print-after=<pass>|all: the IR after that pass of the optimisation pipeline.
   std::string printAfter;
 };
@@ -58,8 +61,14 @@ class Session {
   Evaluator& evaluator() { return *eval_; }
   DiagnosticSink& diagnostics() { return sink_; }
   std::vector<CallRecord>& records() { return eval_->records(); }
-  /// Sets the poll that stops a running entry (see SessionOptions::interrupted).
-  void setInterruptPoll(std::function<bool()> poll) { opts_.interrupted = std::move(poll); }
+  /// Asks the running entry or call to stop with E0507: the evaluator polls between statements
+  /// and loop iterations, the cpu and interp backends once per compiled loop iteration. Safe from another thread
+  /// and from a signal handler (one lock-free atomic store). The request stays until
+  /// clearInterrupt(), which the REPL and the API call before each entry.
+  void interrupt() { interrupt_.store(1, std::memory_order_relaxed); }
+  void clearInterrupt() { interrupt_.store(0, std::memory_order_relaxed); }
+  /// The flag itself, for a signal handler that must not call into the session.
+  std::atomic<int32_t>& interruptFlag() { return interrupt_; }
   /// Forgets all definitions and compiled code.
   void reset();
 
@@ -68,12 +77,18 @@ class Session {
   void report(const Diagnostic& d) { sink_.report(d); }
 
   SessionOptions opts_;
+  std::atomic<int32_t> interrupt_{0};  // before the backends, which point to it
   DiagnosticSink sink_;
   std::unique_ptr<Evaluator> eval_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Backend> interpreter_;
   std::string backendName_;
-  std::map<const Func*, std::unique_ptr<Executable>> executables_;
+  struct Compiled {
+    std::unique_ptr<Executable> exe;
+    std::string backend;  // as --stats shows it, with any fallback
+    bool device = false;  // peakBytes of its runs count device memory
+  };
+  std::map<const Func*, Compiled> executables_;
   std::map<const Func*, FuncPtr> keepFuncs_;
   std::vector<std::shared_ptr<SourceFile>> sources_;
   std::vector<std::shared_ptr<Program>> programs_;

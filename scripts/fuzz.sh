@@ -17,7 +17,9 @@ targets=("$@")
 build="${SCN_FUZZ_BUILD:-build-fuzz}"
 jobs="${SCN_FUZZ_JOBS:-2}"
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get install clang libclang-rt-dev)" >&2; exit 2; }
+# libFuzzer and the sanitizer runtimes come with clang.
+scripts/ensure-packages.sh || exit 2
+scripts/ensure-packages.sh clang libclang-rt-dev || exit 2
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
 fi

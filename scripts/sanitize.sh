@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 build="${SCN_SANITIZE_BUILD:-build-sanitize}"
 jobs="${SCN_SANITIZE_JOBS:-$(nproc)}"
 
+scripts/ensure-packages.sh
 start=$(date +%s)
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSCN_SANITIZE=ON -DSCN_WITH_CUDA="${SCN_SANITIZE_CUDA:-OFF}" -DSCN_TESTS=ON

@@ -29,7 +29,8 @@ typedef enum scn_status {
   SCN_ERROR_NOT_FOUND = 2,        /* no function of that name is defined */
   SCN_ERROR_PROGRAM = 3,          /* a diagnostic from the program (syntax, types, shapes, ...) */
   SCN_ERROR_OUT_OF_MEMORY = 4,
-  SCN_ERROR_INTERNAL = 5          /* a bug in scn */
+  SCN_ERROR_INTERNAL = 5,         /* a bug in scn */
+  SCN_ERROR_INTERRUPTED = 6       /* stopped by scn_interrupt (error E0507) */
 } scn_status;
 
 /** Element types, in the language's order. */
@@ -79,6 +80,9 @@ typedef struct scn_options {
   void* diagnostic_user;
   scn_print_fn on_print; /* may be NULL: print() output is dropped */
   void* print_user;
+  /* A directory for compiled code that outlives the context (CPU objects in <dir>/cpu, CUDA
+   * PTX in <dir>/ptx), safe to share between processes. NULL or "" (the default): none. */
+  const char* cache_dir;
 } scn_options;
 
 /** An array. As an input the host fills dtype, rank, shape and data (strides may be NULL:
@@ -94,10 +98,24 @@ typedef struct scn_array {
   void* owner; /* set by the library on outputs; ignored on inputs (an output may be passed back) */
 } scn_array;
 
+/** Figures of one compiled-function call (see scn_last_stats). Strings are never NULL. */
+typedef struct scn_call_stats {
+  const char* function;
+  const char* backend;      /* as used, e.g. "cpu"; a fallback says so */
+  int compiled;             /* 1: traced and compiled by this call; 0: compiled code reused */
+  int cache_hit;            /* compiled, but code generation was skipped: the code came from a
+                               cache (in memory, or scn_options.cache_dir) */
+  double compile_ms;        /* trace + optimise + code generation */
+  double run_ms;
+  size_t host_peak_bytes;   /* host buffers the run allocated (not the inputs); 0 on interp */
+  size_t device_peak_bytes; /* device buffers (cuda, cuda-emu); 0 elsewhere */
+  size_t copied_bytes;      /* bytes copied for loop carries */
+} scn_call_stats;
+
 typedef struct scn_context scn_context;
 typedef struct scn_function scn_function;
 
-/** Sets the defaults: backend "auto", opt_level 2, no callbacks. */
+/** Sets the defaults: backend "auto", opt_level 2, no callbacks, no cache directory. */
 SCN_C_API scn_status scn_options_init(scn_options* options);
 
 /** Creates a context; options may be NULL (the defaults). On failure *out is NULL and the
@@ -122,12 +140,22 @@ SCN_C_API scn_status scn_function_arity(const scn_function* fn, int* out);
  *  there are none), to be released with scn_array_free(*outputs, *nout). */
 SCN_C_API scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n,
                               scn_array** outputs, size_t* nout);
+/** Asks the scn_load_* or scn_call running on ctx in another thread to stop: it returns
+ *  SCN_ERROR_INTERRUPTED (error E0507) and ctx stays usable. The only function that may be
+ *  called on a context another thread is using; returns at once. Loops on the cpu and interp
+ *  backends stop within one iteration. Every load and call clears the request when it starts:
+ *  one made while nothing runs is dropped. */
+SCN_C_API scn_status scn_interrupt(scn_context* ctx);
+
 /** Frees n output arrays returned by scn_call (NULL is fine). */
 SCN_C_API scn_status scn_array_free(scn_array* arrays, size_t n);
 
 /** The one-line header of the last failed call's first error on ctx ("" after a success, and
  *  for a NULL ctx). Valid until the next call on ctx. */
 SCN_C_API const char* scn_last_error(const scn_context* ctx);
+/** The compiled-function calls the last load or call on ctx made, in order: *stats points to
+ *  *count records (NULL and 0 when there are none), valid until the next call on ctx. */
+SCN_C_API scn_status scn_last_stats(scn_context* ctx, const scn_call_stats** stats, size_t* count);
 /** "ok", "invalid argument", ... */
 SCN_C_API const char* scn_status_string(scn_status status);
 /** "bool", "i32", ...; "?" for a bad value. */

@@ -59,6 +59,7 @@ enum class StatusCode : int {
   ProgramError = 3,     // a diagnostic from the program: syntax, types, shapes, a failed assert
   OutOfMemory = 4,
   Internal = 5,         // a bug in scn (the diagnostic says so)
+  Interrupted = 6,      // stopped by Context::interrupt (error E0507)
 };
 
 /// The outcome of an API call: ok, or a code with the one-line header of the first error
@@ -135,6 +136,25 @@ struct ContextOptions {
   std::function<void(const DiagnosticRecord&)> onDiagnostic;
   /// Receives the text of the program's print() calls; without it the text is dropped.
   std::function<void(std::string_view)> onPrint;
+  /// A directory for compiled code that outlives the context: CPU objects in `<dir>/cpu`,
+  /// CUDA PTX in `<dir>/ptx`, shared safely by processes and contexts. A later context compiling
+  /// the same function skips code generation. Empty (the default): nothing is written to disk.
+  std::string cacheDir;
+};
+
+/// Figures of one compiled-function call made by the last load() or call().
+struct CallStats {
+  std::string function;
+  std::string backend;     // as used, e.g. "cpu"; a fallback says so
+  bool compiled = false;   // traced and compiled by this call (false: compiled code reused)
+  bool cacheHit = false;   // compiled, but code generation was skipped: the code came from a
+                           // cache (in memory, or ContextOptions::cacheDir)
+  double compileMs = 0;    // trace + optimise + code generation
+  double runMs = 0;
+  size_t hostPeakBytes = 0;    // peak bytes of host buffers the run allocated (not the inputs);
+                               // 0 on the interpreter, which does not measure it
+  size_t devicePeakBytes = 0;  // peak bytes of device buffers (cuda, cuda-emu); 0 elsewhere
+  size_t copiedBytes = 0;      // bytes copied for loop carries
 };
 
 /// A host array handed to a call, by reference: nothing is copied when the data is contiguous
@@ -253,6 +273,16 @@ class SCN_API Context {
   std::string backend() const;
   /// The one-line header of the last failed call's first error; empty after a success.
   const std::string& lastError() const;
+  /// One record per compiled-function call the last load() or call() made, in order.
+  const std::vector<CallStats>& lastStats() const;
+
+  /// Asks the load() or call() running on this context in another thread to stop: it fails
+  /// with E0507 and StatusCode::Interrupted, and the context stays usable. The only member that
+  /// may be called while another thread uses the context; returns at once. The cpu and interp
+  /// backends stop within one loop iteration, the evaluator between statements; one kernel and
+  /// the CUDA backends' loops run to their end first. Each load() and call() starts by
+  /// clearing the request: one made while no call runs is dropped.
+  void interrupt() const;
 
   struct Impl;
 

@@ -1,7 +1,8 @@
-// The CPU backend object: lowering, the compile cache, LLVM code generation and running the
-// native code over a table of buffer pointers.
+// The CPU backend object: lowering, the compile caches (in memory and on disk), LLVM code
+// generation and running the native code over a table of buffer pointers.
 #include "jit/cpu/cpu_backend.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -10,11 +11,14 @@
 
 #include <sys/mman.h>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "jit/cpu/llvm_emit.hpp"
+#include "jit/cpu/object_cache.hpp"
 #include "jit/cpu/runtime.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 #include "lang/diagnostics.hpp"
@@ -57,18 +61,27 @@ std::shared_ptr<Buffer> allocTemp(size_t bytes) {
   });
 }
 
+/// The entry of a compiled program: emitModule's void(bufs, ctx, interrupt).
+using EntryFn = void (*)(void**, RuntimeCtx*, const std::atomic<int32_t>*);
+static_assert(sizeof(std::atomic<int32_t>) == 4 && std::atomic<int32_t>::is_always_lock_free,
+              "compiled code loads the interrupt flag as an i32");
+
 /// Native code for one kernel program, shared by every executable with the same kernel IR.
 struct Compiled {
   std::shared_ptr<JitSession> jit;  // keeps the code alive
-  MainFn fn = nullptr;
+  EntryFn fn = nullptr;
 };
+
+/// The flag of executables nobody can interrupt (a constant, not state).
+const std::atomic<int32_t> kNeverInterrupted{0};
 
 class CpuExecutable : public Executable {
  public:
   CpuExecutable(kir::Program prog, const Func& f, std::shared_ptr<Compiled> code,
-                std::shared_ptr<ThreadPool> pool)
+                std::shared_ptr<ThreadPool> pool, const std::atomic<int32_t>* interrupt)
       : prog_(std::move(prog)), params_(f.paramTypes()), results_(f.resultTypes()),
-        code_(std::move(code)), pool_(std::move(pool)) {}
+        code_(std::move(code)), pool_(std::move(pool)),
+        interrupt_(interrupt ? interrupt : &kNeverInterrupted) {}
 
   std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
     auto t0 = Clock::now();
@@ -95,7 +108,10 @@ class CpuExecutable : public Executable {
     }
     RuntimeCtx ctx;
     ctx.pool = pool_.get();
-    code_->fn(table.data(), &ctx);
+    code_->fn(table.data(), &ctx, interrupt_);
+    // The entry returns early when it saw the flag (Note [Interrupting compiled code]); a flag
+    // set just after a complete run also stops here, as the next statement would.
+    if (interrupt_->load(std::memory_order_relaxed) != 0) failInterrupted();
     std::vector<Array> out;
     for (size_t r = 0; r < prog_.results.size(); ++r) {
       // After swaps a slot may hold another slot's memory: find the owner of the pointer.
@@ -123,7 +139,17 @@ class CpuExecutable : public Executable {
   std::vector<Type> params_, results_;
   std::shared_ptr<Compiled> code_;
   std::shared_ptr<ThreadPool> pool_;
+  const std::atomic<int32_t>* interrupt_;
 };
+
+/// The entry's symbol: named by a hash of the kernel IR (the in-memory cache key), so the same
+/// function has the same name in every process, as the object cache needs (Note [Object cache]).
+std::string entryName(const std::string& kernelKey) {
+  llvm::SHA256 h;
+  h.update(kernelKey);
+  std::array<uint8_t, 32> d = h.final();
+  return "scn_main_" + llvm::toHex(llvm::ArrayRef<uint8_t>(d.data(), 16), /*LowerCase=*/true);
+}
 
 /// Lowers and optimises `f` into a fresh module (shared by compile, emitLLVM and emitAsm).
 std::unique_ptr<llvm::Module> buildModule(const kir::Program& p, llvm::LLVMContext& ctx,
@@ -136,12 +162,16 @@ std::unique_ptr<llvm::Module> buildModule(const kir::Program& p, llvm::LLVMConte
 
 class CpuBackend : public Backend {
  public:
-  explicit CpuBackend(int optLevel) : opt_(optLevel) {
+  explicit CpuBackend(const CpuOptions& o) : opt_(o.optLevel), interrupt_(o.interrupt) {
     unsigned hw = std::thread::hardware_concurrency();
     pool_ = std::make_shared<ThreadPool>(hw == 0 ? 1 : static_cast<int>(hw));
+    if (!o.cacheDir.empty()) {
+      objects_ = std::make_shared<DiskObjectCache>(o.cacheDir);
+      if (!objects_->enabled()) objects_.reset();
+    }
     // The JIT (target machine, libmvec, runtime symbols) is set up once, with the backend, so
     // no function's compile time includes it.
-    jit_ = std::make_shared<JitSession>(opt_);
+    jit_ = std::make_shared<JitSession>(opt_, objects_);
   }
 
   std::string name() const override { return "cpu"; }
@@ -163,35 +193,47 @@ class CpuBackend : public Backend {
     auto it = cache_.find(key);
     if (it != cache_.end()) {
       if (stats) stats->cacheHit = true;
-      return std::make_unique<CpuExecutable>(std::move(prog), *f, it->second, pool_);
+      return std::make_unique<CpuExecutable>(std::move(prog), *f, it->second, pool_, interrupt_);
     }
     auto t1 = Clock::now();
-    if (!jit_) jit_ = std::make_shared<JitSession>(opt_);
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    std::string mainName = "scn_main_" + std::to_string(counter_++);
+    std::string mainName = entryName(key);
     std::unique_ptr<llvm::Module> m = buildModule(prog, *ctx, mainName, jit_->targetMachine(), opt_);
+    int hitsBefore = objects_ ? objects_->hits() : 0;
+    // The JIT's compiler asks the object cache by module identifier (Note [Object cache]).
+    if (objects_) m->setModuleIdentifier(objectKey(*m, jit_->targetMachine(), opt_));
     auto code = std::make_shared<Compiled>();
     code->jit = jit_;
-    code->fn = reinterpret_cast<MainFn>(jit_->add(std::move(m), std::move(ctx), mainName));
-    if (stats) stats->codegenMs = msSince(t1);
+    code->fn = reinterpret_cast<EntryFn>(jit_->add(std::move(m), std::move(ctx), mainName));
+    if (stats) {
+      stats->codegenMs = msSince(t1);
+      stats->cacheHit = objects_ && objects_->hits() > hitsBefore;
+    }
     cache_[key] = code;
-    return std::make_unique<CpuExecutable>(std::move(prog), *f, code, pool_);
+    return std::make_unique<CpuExecutable>(std::move(prog), *f, code, pool_, interrupt_);
   }
 
  private:
   int opt_;
+  const std::atomic<int32_t>* interrupt_;
   std::mutex mutex_;
+  std::shared_ptr<DiskObjectCache> objects_;  // also held by jit_, whose compiler uses it
   std::shared_ptr<JitSession> jit_;
   std::shared_ptr<ThreadPool> pool_;
   std::unordered_map<std::string, std::shared_ptr<Compiled>> cache_;
-  int counter_ = 0;
 };
 
 }  // namespace
 }  // namespace cpu
 
+std::unique_ptr<Backend> makeCpuBackend(const CpuOptions& opts) {
+  return std::make_unique<cpu::CpuBackend>(opts);
+}
+
 std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
-  return std::make_unique<cpu::CpuBackend>(optLevel);
+  CpuOptions o;
+  o.optLevel = optLevel;
+  return makeCpuBackend(o);
 }
 
 std::string emitLLVM(const FuncPtr& f, int optLevel) {

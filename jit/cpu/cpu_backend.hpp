@@ -2,6 +2,8 @@
 // it for the host CPU and runs native code. No LLVM types in this header.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,8 +20,21 @@ struct UnsupportedOnBackend : std::runtime_error {
       : std::runtime_error("the CPU backend does not support " + opName), op(std::move(opName)) {}
 };
 
-/// The CPU JIT backend. optLevel 0..3 selects LLVM's pipeline (2 = O2). One LLJIT, one thread
-/// pool and one compile cache (keyed by the printed kernel IR) per backend object.
+/// Choices of the CPU backend.
+struct CpuOptions {
+  /// LLVM's pipeline, 0..3 (2 = O2).
+  int optLevel = 2;
+  /// Directory of the persistent object cache (Note [Object cache]); "" = none.
+  std::string cacheDir;
+  /// Polled once per iteration of every compiled loop (Note [Interrupting compiled code]): a
+  /// nonzero value stops the run with E0507. Owned by the caller (a session) and outliving the
+  /// backend; null = never interrupted.
+  const std::atomic<int32_t>* interrupt = nullptr;
+};
+
+/// The CPU JIT backend. One LLJIT, one thread pool and one in-memory compile cache (keyed by the
+/// printed kernel IR) per backend object, and optionally a persistent object cache on disk.
+std::unique_ptr<Backend> makeCpuBackend(const CpuOptions& opts);
 std::unique_ptr<Backend> makeCpuBackend(int optLevel = 2);
 
 /// Optimised LLVM IR text of `f` (--emit=llvm).

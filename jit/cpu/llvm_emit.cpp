@@ -1,5 +1,6 @@
 // Kernel IR -> LLVM IR: each kernel becomes a loop nest over noalias buffer pointers, and the
 // sequential program becomes one entry function over the table of buffer pointers.
+#include <cctype>
 #include <functional>
 #include <map>
 #include <set>
@@ -31,6 +32,10 @@ int64_t innerWork(const std::vector<Stmt>& body) {
   return w;
 }
 
+bool runsParallel(const Kernel& k) {
+  return !k.dims.empty() && k.dims[0] >= 2 && k.points() * innerWork(k.body) >= kParallelWork;
+}
+
 void collectBuffers(const ExprP& e, std::set<int>& out) {
   if (e->kind == ExprKind::Load) out.insert(e->id);
   for (const ExprP& a : e->args) collectBuffers(a, out);
@@ -58,6 +63,51 @@ void collectBuffers(const std::vector<Stmt>& body, std::set<int>& out) {
     if (s.value) collectBuffers(s.value, out);
     collectBuffers(s.body, out);
   }
+}
+
+// Note [Shared kernel bodies]
+// Kernels that differ only in which buffer slots they use (W1's scan2: sqrt in place on the
+// first GEMM's output, then on the second's) compile to one body function: the key is the
+// kernel's text with its buffers renumbered by first mention, plus their dtypes, and each
+// kernel keeps its own small wrapper that loads its slots and calls the body. Only parallel
+// kernels share: they are called through scn_parallel_for anyway, so the body's call costs
+// nothing, while a small kernel stays inlined into the entry function (Note [Slot table]).
+// LLVM's time grows with the loops it vectorises, so this halves scan2's kernel code.
+struct KernelShape {
+  std::string key;
+  std::vector<int> bufs;  // slots in order of first mention in the printed kernel
+};
+
+KernelShape shapeOf(const Kernel& k, const Program& p) {
+  std::string text = printKernel(k);
+  KernelShape s;
+  std::map<int, int> renamed;
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto alnum = [&](size_t at) { return std::isalnum(static_cast<unsigned char>(text[at])) != 0; };
+    bool start = text[i] == 'b' && (i == 0 || !alnum(i - 1));
+    size_t j = i + 1;
+    while (start && j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    if (!start || j == i + 1 || j >= text.size() || text[j] != '[') {
+      s.key += text[i];
+      continue;
+    }
+    int slot = std::stoi(text.substr(i + 1, j - i - 1));
+    auto [it, fresh] = renamed.emplace(slot, static_cast<int>(s.bufs.size()));
+    if (fresh) s.bufs.push_back(slot);
+    s.key += "b" + std::to_string(it->second);
+    i = j - 1;
+  }
+  for (int slot : s.bufs) s.key += std::string(" ") + dtypeName(p.buffers.at(slot).dtype);
+  return s;
+}
+
+KernelShape checkedShapeOf(const Kernel& k, const Program& p) {
+  KernelShape s = shapeOf(k, p);
+  std::set<int> used;
+  collectBuffers(k.body, used);
+  if (std::set<int>(s.bufs.begin(), s.bufs.end()) != used)
+    internalError("kernel text and kernel buffers disagree in " + k.name);
+  return s;
 }
 
 /// Emits expressions; the context says what indices, host vars, locals and buffers are.
@@ -141,7 +191,17 @@ class ModuleEmitter {
   }
 
   void run(const std::string& mainName) {
-    for (size_t i = 0; i < p_.kernels.size(); ++i) kernels_.push_back(emitKernel(p_.kernels[i], mainName));
+    std::vector<KernelShape> shapes;
+    std::map<std::string, int> uses;
+    for (const Kernel& k : p_.kernels) {
+      shapes.push_back(checkedShapeOf(k, p_));
+      if (runsParallel(k)) ++uses[shapes.back().key];
+    }
+    for (size_t i = 0; i < p_.kernels.size(); ++i) {
+      const Kernel& k = p_.kernels[i];
+      bool shared = runsParallel(k) && uses[shapes[i].key] > 1;
+      kernels_.push_back(emitKernel(k, mainName, shapes[i], shared));
+    }
     emitMain(mainName);
   }
 
@@ -187,10 +247,35 @@ class ModuleEmitter {
     }
   }
 
-  llvm::Function* emitKernel(const Kernel& k, const std::string& prefix) {
-    std::set<int> used;
-    collectBuffers(k.body, used);
-    std::vector<int> bufs(used.begin(), used.end());
+  llvm::Function* emitKernel(const Kernel& k, const std::string& prefix, const KernelShape& shape,
+                             bool shared) {
+    const std::vector<int>& bufs = shape.bufs;
+    llvm::Function* body = shared ? sharedBodies_[shape.key] : nullptr;
+    if (!body) {
+      body = emitBody(k, prefix, bufs);
+      if (shared) {
+        body->removeFnAttr(llvm::Attribute::AlwaysInline);
+        body->addFnAttr(llvm::Attribute::NoInline);
+        sharedBodies_[shape.key] = body;
+      }
+    }
+    auto* wrapTy = llvm::FunctionType::get(void_, {ptr_, ptr_, i64_, i64_}, false);
+    auto* wrap = llvm::Function::Create(wrapTy, llvm::Function::InternalLinkage,
+                                        prefix + "." + k.name, m_);
+    setTarget(wrap);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", wrap));
+    std::vector<Value*> args;
+    for (int buf : bufs)
+      args.push_back(b_.CreateLoad(ptr_, b_.CreateInBoundsGEP(ptr_, wrap->getArg(0), {b_.getInt64(buf)})));
+    args.insert(args.end(), {wrap->getArg(1), wrap->getArg(2), wrap->getArg(3)});
+    b_.CreateCall(body, args);
+    b_.CreateRetVoid();
+    return wrap;
+  }
+
+  /// The loop nest of a kernel over its buffers `bufs` (noalias pointer arguments, in order).
+  llvm::Function* emitBody(const Kernel& k, const std::string& prefix,
+                           const std::vector<int>& bufs) {
     std::map<int, int> argOf;
     std::vector<llvm::Type*> params;
     for (size_t i = 0; i < bufs.size(); ++i) {
@@ -237,19 +322,7 @@ class ModuleEmitter {
     };
     nest(0);
     b_.CreateRetVoid();
-
-    auto* wrapTy = llvm::FunctionType::get(void_, {ptr_, ptr_, i64_, i64_}, false);
-    auto* wrap = llvm::Function::Create(wrapTy, llvm::Function::InternalLinkage,
-                                        prefix + "." + k.name, m_);
-    setTarget(wrap);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", wrap));
-    std::vector<Value*> args;
-    for (int buf : bufs)
-      args.push_back(b_.CreateLoad(ptr_, b_.CreateInBoundsGEP(ptr_, wrap->getArg(0), {b_.getInt64(buf)})));
-    args.insert(args.end(), {wrap->getArg(1), wrap->getArg(2), wrap->getArg(3)});
-    b_.CreateCall(body, args);
-    b_.CreateRetVoid();
-    return wrap;
+    return body;
   }
 
   // ---- the sequential program ----
@@ -273,7 +346,7 @@ class ModuleEmitter {
       case StepKind::Launch: {
         const Kernel& k = p_.kernels.at(s.kernel);
         int64_t n = k.dims.empty() ? 1 : k.dims[0];
-        if (!k.dims.empty() && n >= 2 && k.points() * innerWork(k.body) >= kParallelWork) {
+        if (runsParallel(k)) {
           auto* ft = llvm::FunctionType::get(void_, {ptr_, ptr_, ptr_, ptr_, i64_}, false);
           b_.CreateCall(m_.getOrInsertFunction("scn_parallel_for", ft),
                         {ctx_, kernels_.at(s.kernel), bufs_, hv_, b_.getInt64(n)});
@@ -300,6 +373,7 @@ class ModuleEmitter {
         emitLoop(b_, b_.getInt64(s.start), b_.getInt64(s.count), [&](Value* iv) {
           b_.CreateStore(iv, slot);
           emitSteps(ee, s.body);
+          emitInterruptPoll(b_, interrupt_);  // Note [Interrupting compiled code]
         });
         break;
       }
@@ -314,6 +388,7 @@ class ModuleEmitter {
         b_.CreateCondBr(b_.CreateICmpNE(flag, b_.getInt8(0)), body, exit);
         b_.SetInsertPoint(body);
         emitSteps(ee, s.body);
+        emitInterruptPoll(b_, interrupt_);  // Note [Interrupting compiled code]
         b_.CreateBr(header);
         b_.SetInsertPoint(exit);
         break;
@@ -361,7 +436,7 @@ class ModuleEmitter {
   }
 
   void emitMain(const std::string& name) {
-    auto* ft = llvm::FunctionType::get(void_, {ptr_, ptr_}, false);
+    auto* ft = llvm::FunctionType::get(void_, {ptr_, ptr_, ptr_}, false);  // bufs, ctx, interrupt
     auto* fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, m_);
     setTarget(fn);
     // Note [Slot table]: the table of buffer pointers is only ever reached through this
@@ -371,6 +446,7 @@ class ModuleEmitter {
     b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn));
     bufs_ = fn->getArg(0);
     ctx_ = fn->getArg(1);
+    interrupt_ = fn->getArg(2);
     hv_ = b_.CreateAlloca(llvm::ArrayType::get(i64_, std::max(1, p_.numHostVars)));
     ExprEmitter ee{b_};
     ee.index = [](int) -> Value* { internalError("parallel index outside a kernel"); };
@@ -389,7 +465,8 @@ class ModuleEmitter {
   llvm::TargetMachine& tm_;
   llvm::Type *i64_, *i32_, *ptr_, *void_;
   std::vector<llvm::Function*> kernels_;
-  Value *bufs_ = nullptr, *ctx_ = nullptr, *hv_ = nullptr;
+  std::map<std::string, llvm::Function*> sharedBodies_;  // KernelShape::key -> body
+  Value *bufs_ = nullptr, *ctx_ = nullptr, *hv_ = nullptr, *interrupt_ = nullptr;
 };
 
 }  // namespace

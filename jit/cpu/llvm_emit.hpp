@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -24,9 +25,14 @@ llvm::Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vecto
 llvm::Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* v);
 
 /// Builds the module for a program: one internal function per kernel and the entry `mainName`
-/// with signature void(ptr bufs, ptr ctx).
+/// with signature void(ptr bufs, ptr ctx, ptr interrupt) (see EntryFn in cpu_backend.cpp).
 std::unique_ptr<llvm::Module> emitModule(const kir::Program& p, llvm::LLVMContext& ctx,
                                          const std::string& mainName, llvm::TargetMachine& tm);
+
+/// Emits, at the builder's position in the entry function, a poll of the interrupt flag (an
+/// i32 that `flag` points to): when it is nonzero the entry returns at once. Once per iteration
+/// of step-level loops (Note [Interrupting compiled code] in llvm_jit.cpp).
+void emitInterruptPoll(llvm::IRBuilder<>& b, llvm::Value* flag);
 
 /// Initialises the native target once per process.
 void initLLVM();
@@ -35,16 +41,19 @@ std::unique_ptr<llvm::TargetMachine> hostTargetMachine(int optLevel);
 /// Runs the new pass manager's default pipeline at optLevel with libmvec vector math.
 void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel);
 
-/// An LLJIT with the runtime's symbols, libm and libmvec; one per backend object.
+/// An LLJIT with the runtime's symbols, libm and libmvec; one per backend object. With an
+/// object cache, compiling a module first asks the cache for its object (looked up by the
+/// module's identifier) and hands every object it compiles to the cache.
 class JitSession {
  public:
-  explicit JitSession(int optLevel);
+  explicit JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache = nullptr);
   /// Compiles the module and returns the address of `mainName`.
   void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
             const std::string& mainName);
   llvm::TargetMachine& targetMachine() { return *tm_; }
 
  private:
+  std::shared_ptr<llvm::ObjectCache> cache_;  // before jit_: its compiler points to it
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> tm_;
 };

@@ -213,4 +213,5 @@ Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, Value* v) {
   return b.CreateIntCast(v, rt, isSignedInt(from));  // wraps
 }
 
+
 }  // namespace scn::cpu

@@ -33,14 +33,27 @@ void ThreadPool::work(int id) {
       job = job_;
       n = n_;
     }
-    int t = size();
-    int64_t begin = n * id / t, end = n * (id + 1) / t;
-    if (begin < end) (*job)(begin, end);
+    runChunks(*job, n);
     {
       std::lock_guard<std::mutex> lock(m_);
       if (--pending_ == 0) done_.notify_one();
     }
   }
+}
+
+// Note [Dynamic chunks]
+// [0, n) is cut into up to kChunksPerThread chunks per thread, which the threads take from an
+// atomic counter as they finish the previous one. With one fixed slice per thread, a call lasts
+// as long as its slowest thread, and on a shared machine a thread often waits for a core that
+// another process holds; with chunks the running threads take over its share. Chunks stay
+// contiguous and large (a kernel's first dimension in ~16 pieces on 2 cores), so the counter
+// costs nothing measurable.
+constexpr int64_t kChunksPerThread = 8;
+
+void ThreadPool::runChunks(const std::function<void(int64_t, int64_t)>& body, int64_t n) {
+  int64_t chunks = std::min<int64_t>(n, kChunksPerThread * size());
+  for (int64_t c = nextChunk_.fetch_add(1); c < chunks; c = nextChunk_.fetch_add(1))
+    body(n * c / chunks, n * (c + 1) / chunks);
 }
 
 void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body) {
@@ -53,12 +66,12 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     std::lock_guard<std::mutex> lock(m_);
     job_ = &body;
     n_ = n;
+    nextChunk_.store(0);
     pending_ = static_cast<int>(workers_.size());
     ++generation_;
   }
   start_.notify_all();
-  int64_t end = n / size();
-  if (end > 0) body(0, end);
+  runChunks(body, n);
   std::unique_lock<std::mutex> lock(m_);
   done_.wait(lock, [&] { return pending_ == 0; });
   job_ = nullptr;

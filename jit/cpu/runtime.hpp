@@ -2,6 +2,7 @@
 // entry, GEMM through OpenBLAS and integer pow. No LLVM here.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -20,18 +21,21 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   int size() const { return static_cast<int>(workers_.size()) + 1; }
-  /// Runs body(begin, end) over [0, n) split into size() contiguous chunks; returns when all
-  /// are done.
+  /// Runs body(begin, end) over [0, n) in contiguous chunks that the threads take as they
+  /// become free (Note [Dynamic chunks]); returns when all are done.
   void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body);
 
  private:
   void work(int id);
+  /// Takes chunks of [0, n) from nextChunk_ until none is left (Note [Dynamic chunks]).
+  void runChunks(const std::function<void(int64_t, int64_t)>& body, int64_t n);
   std::vector<std::thread> workers_;
   std::mutex callMutex_;  // one parallelFor at a time
   std::mutex m_;
   std::condition_variable start_, done_;
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
   int64_t n_ = 0;
+  std::atomic<int64_t> nextChunk_{0};
   uint64_t generation_ = 0;
   int pending_ = 0;
   bool stop_ = false;

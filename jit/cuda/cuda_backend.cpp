@@ -19,6 +19,17 @@ namespace scn::cuda {
 
 namespace {
 
+/// The runner's options on the GPU. SCN_CUDA_GRAPHS=N sets StepOptions::minReplayIterations: 0
+/// turns loop capture off (to compare), 2 captures nearly every loop (as the emulation does);
+/// SCN_CUDA_WHILE_CHUNK=N sets StepOptions::whileChunk (0: one read per while iteration).
+StepOptions stepOptions(const std::atomic<int32_t>* interrupt) {
+  StepOptions o;
+  o.interrupt = interrupt;
+  if (const char* g = std::getenv("SCN_CUDA_GRAPHS"); g && *g) o.minReplayIterations = std::atoll(g);
+  if (const char* w = std::getenv("SCN_CUDA_WHILE_CHUNK"); w && *w) o.whileChunk = std::atoll(w);
+  return o;
+}
+
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -36,6 +47,7 @@ class CudaContext {
     arch = opts.arch.empty() ? archForDevice(this->dev.ccMajor, this->dev.ccMinor) : opts.arch;
     const char* tf = std::getenv("SCN_CUDA_TF32");
     tf32 = opts.tf32 || (tf && std::string(tf) == "1");
+    interrupt = opts.interrupt;
     d.check(d.primaryCtxRetain(&ctx, this->dev.device), "cuDevicePrimaryCtxRetain");
     makeCurrent();
     d.check(d.streamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
@@ -75,19 +87,54 @@ class CudaContext {
   PtxCache cache;
   std::string arch;
   bool tf32 = false;
+  const std::atomic<int32_t>* interrupt = nullptr;
   const Cublas* cublas = nullptr;
   void* cublasHandle = nullptr;
 };
 
-/// Steps on the GPU: launches, cuBLAS GEMMs and copies on the context's stream.
+/// Steps on the GPU: launches, cuBLAS GEMMs and copies on the context's stream; captured loops
+/// become CUDA graphs (Note [Loops on the device] in steps.cpp), destroyed with the target.
 class DeviceStepTarget : public StepTarget {
  public:
   DeviceStepTarget(CudaContext& c, const std::vector<CUfunction>& fns) : c_(c), fns_(fns) {}
+
+  ~DeviceStepTarget() override {
+    if (execs_.empty() && graphs_.empty()) return;
+    c_.d.streamSynchronize(c_.stream);  // replays may still be running
+    for (CUgraphExec e : execs_) c_.d.graphExecDestroy(e);
+    for (CUgraph g : graphs_) c_.d.graphDestroy(g);
+  }
 
   void launch(int k, const KernelSig& sig, void** args) override {
     c_.d.check(c_.d.launchKernel(fns_.at(k), gridFor(sig.points), 1, 1, blockFor(sig.points), 1, 1,
                                  0, c_.stream, args, nullptr),
                "cuLaunchKernel");
+  }
+
+  // Thread-local capture: other threads' CUDA calls are not affected by this one's recording.
+  bool beginCapture() override {
+    c_.d.check(c_.d.streamBeginCapture(c_.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+               "cuStreamBeginCapture");
+    return true;
+  }
+
+  int endCapture() override {
+    CUgraph graph = nullptr;
+    c_.d.check(c_.d.streamEndCapture(c_.stream, &graph), "cuStreamEndCapture");
+    graphs_.push_back(graph);
+    CUgraphExec exec = nullptr;
+    c_.d.check(c_.d.graphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+    execs_.push_back(exec);
+    return static_cast<int>(execs_.size()) - 1;
+  }
+
+  void abortCapture() override {
+    CUgraph graph = nullptr;
+    if (c_.d.streamEndCapture(c_.stream, &graph) == CUDA_SUCCESS && graph) c_.d.graphDestroy(graph);
+  }
+
+  void replay(int g, int64_t times) override {
+    for (int64_t t = 0; t < times; ++t) c_.d.check(c_.d.graphLaunch(execs_.at(g), c_.stream), "cuGraphLaunch");
   }
 
   void gemm(const kir::Gemm& g, const void* a, const void* b, void* c) override {
@@ -130,6 +177,8 @@ class DeviceStepTarget : public StepTarget {
  private:
   CudaContext& c_;
   const std::vector<CUfunction>& fns_;
+  std::vector<CUgraph> graphs_;
+  std::vector<CUgraphExec> execs_;  // by graph id
 };
 
 /// Blocks taken from the pool for one run, given back however the run ends.
@@ -162,11 +211,12 @@ class CudaExecutable : public Executable {
     if (r != CUDA_SUCCESS)
       internalError("the CUDA driver rejected scn's PTX for " + c_->arch + " (" + d.errorText(r) +
                     "); this is a bug. Log:\n" + log);
-    for (const KernelSig& s : src_.kernels) {
-      CUfunction fn = nullptr;
-      d.check(d.moduleGetFunction(&fn, module_, s.name.c_str()), "cuModuleGetFunction");
-      fns_.push_back(fn);
-    }
+    for (const std::vector<KernelSig>* list : {&src_.kernels, &src_.runtimeKernels})
+      for (const KernelSig& s : *list) {
+        CUfunction fn = nullptr;
+        d.check(d.moduleGetFunction(&fn, module_, s.name.c_str()), "cuModuleGetFunction");
+        fns_.push_back(fn);
+      }
     // Constants live on the device for the executable's lifetime.
     consts_.assign(p_.buffers.size(), 0);
     for (size_t i = 0; i < p_.buffers.size(); ++i) {
@@ -209,8 +259,11 @@ class CudaExecutable : public Executable {
         case kir::BufferKind::Temp: slots[i] = asPtr(blocks.take(b.bytes())); break;
       }
     }
-    DeviceStepTarget target(*c_, fns_);
-    runSteps(p_, src_.kernels, slots, target, stats);
+    // The loop counter table (Note [Loops on the device]): set by the counter kernels before
+    // any kernel reads it.
+    void* counters = src_.counterSlots > 0 ? asPtr(blocks.take(static_cast<size_t>(src_.counterSlots) * 8)) : nullptr;
+    DeviceStepTarget target(*c_, fns_);  // its graphs outlive the final synchronisation
+    runSteps(p_, src_, slots, counters, target, stats, stepOptions(c_->interrupt));
     std::vector<Array> out;
     for (size_t j = 0; j < p_.results.size(); ++j) {
       Array a(resultTypes_[j].dtype, resultTypes_[j].shape);
@@ -244,7 +297,7 @@ class CudaBackend : public Backend {
 
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
-    kir::Program p = kir::lower(*f);
+    kir::Program p = kir::lower(*f, cudaLowerOptions());
     CudaSource src = printCudaKernels(p);
     double optMs = msSince(t0);
     auto t1 = std::chrono::steady_clock::now();

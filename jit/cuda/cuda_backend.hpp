@@ -1,6 +1,8 @@
 // The CUDA backend: kernel IR printed as CUDA C++, NVRTC to PTX, launched through the driver API.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,6 +19,8 @@ struct CudaOptions {
   bool tf32 = false;
   /// Directory of the PTX cache; "" = PtxCache::defaultDir(). "-" disables the cache.
   std::string cacheDir;
+  /// Polled by loops issued from the host (StepOptions::interrupt); owned by the caller.
+  const std::atomic<int32_t>* interrupt = nullptr;
 };
 
 /// A Backend running on the first CUDA device, or null with *whyNot saying what is missing

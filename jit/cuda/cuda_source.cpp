@@ -14,7 +14,8 @@ namespace scn::cuda {
 
 // Note [CUDA kernels]
 // A kernel over dims (d0, ..., dn-1) becomes
-//   extern "C" __global__ void k3(f32* b2, const f32* __restrict__ b0, i64 h0) {
+//   extern "C" __global__ void k3(f32* b2, const f32* __restrict__ b0, const i64* __restrict__ hv) {
+//     const i64 h0 = hv[0];
 //     for (i64 t = blockIdx.x * blockDim.x + threadIdx.x; t < N; t += blockDim.x * gridDim.x) {
 //       const i64 i1 = t % d1; const i64 i0 = t / d1;  // row-major decomposition
 //       <locals> <body>
@@ -22,10 +23,13 @@ namespace scn::cuda {
 //   }
 // one thread per point of the index space, with a grid-stride loop so the grid can be capped.
 // Its parameters are the buffer slots it touches (written ones as T*, read-only ones as
-// const T* __restrict__: distinct slots never alias) and the host loop counters it reads; the
-// host passes the slot table's current pointers at each launch, so swapping two slots
-// (Note [Carry buffers]) costs nothing on the device. Every value has an exact C++ type (bool,
-// i32, ..., f64) and ops are the prelude's overloads, so the printer needs no type tables.
+// const T* __restrict__: distinct slots never alias) and, when it reads host loop counters, the
+// device counter table `hv`; the host passes the slot table's current pointers at each launch, so
+// swapping two slots (Note [Carry buffers]) costs nothing on the device. Counters are read from
+// the table (one load per thread) rather than passed by value so that one captured graph serves
+// every iteration of a loop (Note [Loops on the device] in steps.cpp). Every value has an exact
+// C++ type (bool, i32, ..., f64) and ops are the prelude's overloads, so the printer needs no
+// type tables.
 
 const char* cudaTypeName(DType t) {
   switch (t) {
@@ -250,7 +254,8 @@ void printStmts(std::ostream& os, const std::vector<kir::Stmt>& body, int ind) {
   }
 }
 
-void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, KernelSig& sig) {
+void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, KernelSig& sig,
+                 int whileActive) {
   Uses u;
   u.stmts(k.body);
   std::set<int> all = u.read;
@@ -258,6 +263,7 @@ void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, 
   sig.buffers.assign(all.begin(), all.end());
   sig.hostVars.assign(u.hostVars.begin(), u.hostVars.end());
   sig.points = k.points();
+  sig.arity = static_cast<int>(sig.buffers.size()) + (sig.hostVars.empty() && !sig.guarded ? 0 : 1);
 
   os << "extern \"C\" __global__ void " << sig.name << "(";
   bool first = true;
@@ -268,11 +274,10 @@ void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, 
     if (u.written.count(b)) os << t << "* b" << b;
     else os << "const " << t << "* __restrict__ b" << b;
   }
-  for (int h : sig.hostVars) {
-    os << (first ? "" : ", ") << "i64 h" << h;
-    first = false;
-  }
+  if (!sig.hostVars.empty() || sig.guarded) os << (first ? "" : ", ") << "const i64* __restrict__ hv";
   os << ") {\n";
+  if (sig.guarded) os << "  if (hv[" << whileActive << "] == 0) return;\n";
+  for (int h : sig.hostVars) os << "  const i64 h" << h << " = hv[" << h << "];\n";
   os << "  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < " << sig.points
      << "LL; t += (i64)blockDim.x * gridDim.x) {\n";
   // Row-major decomposition of the flat point t into the parallel indices.
@@ -303,11 +308,58 @@ void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, 
     os << (first ? "" : ", ") << "*(" << t << "**)a[" << arg++ << "]";
     first = false;
   }
-  for (size_t h = 0; h < sig.hostVars.size(); ++h) {
-    os << (first ? "" : ", ") << "*(i64*)a[" << arg++ << "]";
-    first = false;
-  }
+  if (!sig.hostVars.empty() || sig.guarded) os << (first ? "" : ", ") << "*(const i64**)a[" << arg++ << "]";
   os << ");\n}\n#endif\n";
+}
+
+/// The runtime kernels of the counter table (RuntimeKernel; Note [Loops on the device]).
+void printRuntimeKernels(std::ostream& os, const std::vector<KernelSig>& k) {
+  const std::string& set = k[0].name;
+  const std::string& step = k[1].name;
+  const std::string& flag = k[2].name;
+  const std::string& copy = k[3].name;
+  os << "extern \"C\" __global__ void " << set << "(i64* hv, i64 h, i64 v) { hv[h] = v; }\n"
+     << "extern \"C\" __global__ void " << step << "(i64* hv, i64 h) { hv[h] = hv[h] + 1; }\n"
+     << "extern \"C\" __global__ void " << flag << "(i64* hv, i64 a, const bool* f) {\n"
+     << "  if (hv[a] == 0) return;\n"
+     << "  if (*f) hv[a + 1] = hv[a + 1] + 1; else hv[a] = 0;\n}\n"
+     << "extern \"C\" __global__ void " << copy
+     << "(const i64* __restrict__ hv, i64 a, unsigned char* dst, const unsigned char* src, i64 n) {\n"
+     << "  if (hv[a] == 0) return;\n"
+     << "  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < n; t += (i64)blockDim.x * gridDim.x)"
+        " dst[t] = src[t];\n}\n"
+     << "#ifdef SCN_EMULATION\n"
+     << "extern \"C\" void scn_emu_" << set << "(void** a, unsigned grid, unsigned block) {\n"
+     << "  SCN_EMU_GRID(grid, block) " << set << "(*(i64**)a[0], *(i64*)a[1], *(i64*)a[2]);\n}\n"
+     << "extern \"C\" void scn_emu_" << step << "(void** a, unsigned grid, unsigned block) {\n"
+     << "  SCN_EMU_GRID(grid, block) " << step << "(*(i64**)a[0], *(i64*)a[1]);\n}\n"
+     << "extern \"C\" void scn_emu_" << flag << "(void** a, unsigned grid, unsigned block) {\n"
+     << "  SCN_EMU_GRID(grid, block) " << flag << "(*(i64**)a[0], *(i64*)a[1], *(const bool**)a[2]);\n}\n"
+     << "extern \"C\" void scn_emu_" << copy << "(void** a, unsigned grid, unsigned block) {\n"
+     << "  SCN_EMU_GRID(grid, block) " << copy << "(*(const i64**)a[0], *(i64*)a[1], "
+        "*(unsigned char**)a[2], *(const unsigned char**)a[3], *(i64*)a[4]);\n}\n"
+     << "#endif\n";
+}
+
+/// Marks the kernels launched inside a while loop (its condition or body, nested steps too).
+void markInWhile(const std::vector<kir::Step>& steps, bool inWhile, std::vector<bool>& marked, bool* any) {
+  for (const kir::Step& s : steps) {
+    switch (s.kind) {
+      case kir::StepKind::Launch:
+        if (inWhile) marked.at(s.kernel) = true;
+        break;
+      case kir::StepKind::Loop: markInWhile(s.body, inWhile, marked, any); break;
+      case kir::StepKind::While:
+        *any = true;
+        markInWhile(s.cond, true, marked, any);
+        markInWhile(s.body, true, marked, any);
+        break;
+      case kir::StepKind::Switch:
+        for (const std::vector<kir::Step>& b : s.branches) markInWhile(b, inWhile, marked, any);
+        break;
+      case kir::StepKind::Gemm: case kir::StepKind::Copy: case kir::StepKind::Swap: break;
+    }
+  }
 }
 
 }  // namespace
@@ -316,11 +368,29 @@ CudaSource printCudaKernels(const kir::Program& p, const std::string& prefix) {
   CudaSource out;
   std::ostringstream os;
   os << "// program " << p.name << ": " << p.kernels.size() << " kernels\n";
-  for (const kir::Kernel& k : p.kernels) {
+  std::vector<bool> inWhile(p.kernels.size(), false);
+  bool anyWhile = false;
+  markInWhile(p.steps, false, inWhile, &anyWhile);
+  out.counterSlots = p.numHostVars + (anyWhile ? 2 : 0);
+  out.whileActive = anyWhile ? p.numHostVars : -1;
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
     KernelSig sig;
-    sig.name = prefix + k.name;
-    printKernel(os, p, k, sig);
+    sig.name = prefix + p.kernels[i].name;
+    sig.guarded = inWhile[i];
+    printKernel(os, p, p.kernels[i], sig, out.whileActive);
     out.kernels.push_back(std::move(sig));
+  }
+  if (out.counterSlots > 0) {
+    const char* names[kRuntimeKernels] = {"scn_set_counter", "scn_step_counter", "scn_while_flag",
+                                          "scn_guarded_copy"};
+    const int arities[kRuntimeKernels] = {3, 2, 3, 5};
+    for (int i = 0; i < kRuntimeKernels; ++i) {
+      KernelSig k;
+      k.name = prefix + names[i];
+      k.arity = arities[i];
+      out.runtimeKernels.push_back(k);
+    }
+    printRuntimeKernels(os, out.runtimeKernels);
   }
   out.code = os.str();
   return out;
@@ -328,8 +398,14 @@ CudaSource printCudaKernels(const kir::Program& p, const std::string& prefix) {
 
 std::string cudaTranslationUnit(const CudaSource& s) { return std::string(cudaPrelude()) + s.code; }
 
+kir::LowerOptions cudaLowerOptions() {
+  kir::LowerOptions o;
+  o.peelFirstIteration = true;  // the step runner honours Step::start
+  return o;
+}
+
 std::string emitCuda(const FuncPtr& f) {
-  kir::Program p = kir::lower(*f);
+  kir::Program p = kir::lower(*f, cudaLowerOptions());
   return cudaTranslationUnit(printCudaKernels(p));
 }
 

@@ -10,21 +10,40 @@
 
 namespace scn::cuda {
 
-/// How a printed kernel is called: its name, then one pointer per buffer slot it touches and one
-/// i64 per host loop counter it reads, in that order (the cuLaunchKernel parameter list).
+/// How a printed kernel is called: its name, then one pointer per buffer slot it touches and,
+/// when it reads loop counters or is guarded, one pointer to the device counter table (Note
+/// [Loops on the device] in steps.cpp), in that order (the cuLaunchKernel parameter list).
 struct KernelSig {
   std::string name;
   std::vector<int> buffers;   // buffer slots, ascending
-  std::vector<int> hostVars;  // host variable ids, ascending
+  std::vector<int> hostVars;  // host variable ids it reads, ascending (from the counter table)
   int64_t points = 1;         // size of the parallel index space (0: never launched)
+  int arity = 0;              // launch arguments (each a pointer or an i64: 8 bytes)
+  bool guarded = false;       // launched inside a while loop: returns at once when the table's
+                              // while-active entry is 0 (a speculative iteration past the end)
 };
 
 /// The printed kernels of one program (without the prelude) and their signatures, indexed like
-/// Program::kernels.
+/// Program::kernels. A program with loop counters or while loops also has a device counter
+/// table and the runtime kernels that drive it (Note [Loops on the device]).
 struct CudaSource {
   std::string code;
   std::vector<KernelSig> kernels;
+  /// kRuntimeKernels of them, in the order of RuntimeKernel, when counterSlots > 0; else none.
+  std::vector<KernelSig> runtimeKernels;
+  /// i64 entries of the counter table: one per loop counter, then (with while loops) the
+  /// while-active flag and the count of bodies a speculative chunk ran.
+  int counterSlots = 0;
+  int whileActive = -1;  // the table entry of the while-active flag; -1 without while loops
 };
+
+/// The runtime kernels, one thread each except the copy (grid-stride over bytes):
+///   SetCounter(i64* hv, i64 h, i64 v)             hv[h] = v
+///   StepCounter(i64* hv, i64 h)                   hv[h] += 1
+///   WhileFlag(i64* hv, i64 a, const bool* flag)   if hv[a]: flag ? ++hv[a + 1] : hv[a] = 0
+///   GuardedCopy(const i64* hv, i64 a, u8* dst, const u8* src, i64 n)   if hv[a]: copy n bytes
+enum class RuntimeKernel : int { SetCounter, StepCounter, WhileFlag, GuardedCopy };
+inline constexpr int kRuntimeKernels = 4;
 
 /// The scalar-semantics prelude every translation unit starts with (Note [CUDA prelude]).
 const char* cudaPrelude();
@@ -36,6 +55,10 @@ CudaSource printCudaKernels(const kir::Program& p, const std::string& prefix = "
 
 /// The whole translation unit: prelude + kernels.
 std::string cudaTranslationUnit(const CudaSource& s);
+
+/// The kernel-IR lowering options of every CUDA path (backend, emulation, --emit=cuda|ptx): the
+/// scan's first iteration is peeled (Step::start), so a parameter's carry is never copied.
+kir::LowerOptions cudaLowerOptions();
 
 /// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda).
 std::string emitCuda(const FuncPtr& f);

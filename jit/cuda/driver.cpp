@@ -69,6 +69,12 @@ DriverLoad doLoadDriver() {
   ok &= sym(lib, d.streamCreate, "cuStreamCreate", &missing);
   ok &= sym(lib, d.streamDestroy, "cuStreamDestroy_v2", &missing);
   ok &= sym(lib, d.streamSynchronize, "cuStreamSynchronize", &missing);
+  ok &= sym(lib, d.streamBeginCapture, "cuStreamBeginCapture_v2", &missing);
+  ok &= sym(lib, d.streamEndCapture, "cuStreamEndCapture", &missing);
+  ok &= sym(lib, d.graphInstantiate, "cuGraphInstantiateWithFlags", &missing);
+  ok &= sym(lib, d.graphLaunch, "cuGraphLaunch", &missing);
+  ok &= sym(lib, d.graphExecDestroy, "cuGraphExecDestroy", &missing);
+  ok &= sym(lib, d.graphDestroy, "cuGraphDestroy", &missing);
   ok &= sym(lib, d.getErrorName, "cuGetErrorName", &missing);
   ok &= sym(lib, d.getErrorString, "cuGetErrorString", &missing);
   if (!ok) {

@@ -42,6 +42,13 @@ struct Driver {
   CUresult (*streamCreate)(CUstream*, unsigned int) = nullptr;
   CUresult (*streamDestroy)(CUstream) = nullptr;
   CUresult (*streamSynchronize)(CUstream) = nullptr;
+  // CUDA graphs (Note [Loops on the device] in steps.cpp): stream capture and replay.
+  CUresult (*streamBeginCapture)(CUstream, CUstreamCaptureMode) = nullptr;
+  CUresult (*streamEndCapture)(CUstream, CUgraph*) = nullptr;
+  CUresult (*graphInstantiate)(CUgraphExec*, CUgraph, unsigned long long) = nullptr;
+  CUresult (*graphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*graphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*graphDestroy)(CUgraph) = nullptr;
   CUresult (*getErrorName)(CUresult, const char**) = nullptr;
   CUresult (*getErrorString)(CUresult, const char**) = nullptr;
 

@@ -5,12 +5,14 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <unordered_map>
 
 #include "lang/diagnostics.hpp"
 
@@ -24,17 +26,38 @@ namespace scn::cuda {
 // Kernels are perfectly parallel (no shared memory, no barriers, no atomics), so any order is
 // a valid schedule. Float results may differ from the GPU's by the last bits of libm functions
 // (exp, sin, ...); integer results, indexing and control flow are exactly the GPU's.
+//
+// Note [Emulation compile time]
+// Every compiled function is one host compile, so its cost decides whether the whole program
+// suite can run on cuda-emu in CI. Measured with g++ 12 at -O0 on a 2-core machine (a 15 KB TU):
+// ~1.0 s per compile, of which ~0.8 s was `#include <math.h>`, which in C++ mode pulls in
+// libstdc++'s <cmath> (templates, overload sets) — more than the prelude and the kernels
+// together. The header therefore declares the C functions of libm the prelude calls (and uses
+// __builtin_memcpy), and the library is linked with -nostdlib (no libstdc++, no crt files: the
+// code has no static constructors, and libm's symbols resolve against the process when the
+// library is loaded): ~0.2 s per compile, most of it the compiler's start-up. A prelude calling
+// a libm function missing here fails to compile in cuda_codegen_test's every-op suite.
+// Identical translation units (the same function traced twice, equal bodies) share one library
+// within a process (hostModuleFor).
 static const char* const kEmulationHeader = R"SCN_EMU(// ---- scn host emulation of CUDA ----
 #define SCN_EMULATION 1
-#include <math.h>
-#include <string.h>
 #define __global__
 #define __device__
 #define __forceinline__ inline
+extern "C" {
+#define SCN_EMU_LIBM1(n) float n##f(float) noexcept; double n(double) noexcept;
+#define SCN_EMU_LIBM2(n) float n##f(float, float) noexcept; double n(double, double) noexcept;
+SCN_EMU_LIBM1(fabs) SCN_EMU_LIBM1(floor) SCN_EMU_LIBM1(ceil) SCN_EMU_LIBM1(sqrt)
+SCN_EMU_LIBM1(exp) SCN_EMU_LIBM1(log) SCN_EMU_LIBM1(log1p) SCN_EMU_LIBM1(expm1)
+SCN_EMU_LIBM1(sin) SCN_EMU_LIBM1(cos) SCN_EMU_LIBM1(tan) SCN_EMU_LIBM1(tanh)
+SCN_EMU_LIBM2(copysign) SCN_EMU_LIBM2(fmod) SCN_EMU_LIBM2(pow)
+#undef SCN_EMU_LIBM1
+#undef SCN_EMU_LIBM2
+}
 struct scn_uint3 { unsigned x, y, z; };
 static scn_uint3 threadIdx, blockIdx, blockDim, gridDim;
-static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
-static inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, sizeof d); return d; }
+static inline float __int_as_float(int i) { float f; __builtin_memcpy(&f, &i, sizeof f); return f; }
+static inline double __longlong_as_double(long long i) { double d; __builtin_memcpy(&d, &i, sizeof d); return d; }
 #define SCN_EMU_GRID(g, b)                                                     \
   gridDim.x = (g); blockDim.x = (b);                                           \
   gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;                         \
@@ -46,6 +69,9 @@ static inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i
 const char* cudaEmulationHeader() { return kEmulationHeader; }
 
 namespace {
+
+std::mutex gModulesLock;       // hostModuleFor's table
+std::atomic<int> gCompiles{0};  // host compiles run by this process
 
 std::string runCommand(const std::string& cmd, int* status) {
   std::string out;
@@ -79,10 +105,12 @@ HostModule::HostModule(const std::string& translationUnit) {
   const char* cxxEnv = std::getenv("SCN_HOST_CXX");
   std::string cxx = cxxEnv && *cxxEnv ? cxxEnv : "c++";
   // -ffp-contract=off: no fma contraction, as NVRTC's --fmad=false. -O0 compiles a large suite
-  // three times faster than -O1, and the emulation is for checking, not for speed.
-  std::string cmd = cxx + " -std=c++17 -O0 -fPIC -shared -w -ffp-contract=off -fno-fast-math -o '" +
-                    lib + "' '" + src + "'";
+  // three times faster than -O1, and the emulation is for checking, not for speed. -nostdlib:
+  // Note [Emulation compile time].
+  std::string cmd = cxx + " -std=c++17 -O0 -fPIC -shared -nostdlib -w -ffp-contract=off -fno-fast-math -o '" +
+                    lib + "' '" + src + "' -lm";
   int status = 0;
+  ++gCompiles;
   std::string log = runCommand(cmd, &status);
   if (status != 0) {
     if (log.find("not found") != std::string::npos && log.find(src) == std::string::npos)
@@ -94,6 +122,24 @@ HostModule::HostModule(const std::string& translationUnit) {
   lib_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib_) internalError(std::string("cannot load the emulated kernels: ") + dlerror());
 }
+
+std::shared_ptr<const HostModule> hostModuleFor(const std::string& translationUnit, bool* reused) {
+  // Keyed by the whole text: no hash to collide. Modules die with their last executable.
+  static std::unordered_map<std::string, std::weak_ptr<const HostModule>> modules;
+  std::lock_guard<std::mutex> lock(gModulesLock);
+  if (reused) *reused = false;
+  if (std::shared_ptr<const HostModule> m = modules[translationUnit].lock()) {
+    if (reused) *reused = true;
+    return m;
+  }
+  for (auto it = modules.begin(); it != modules.end();)  // forget the texts of dead modules
+    it = it->second.expired() && it->first != translationUnit ? modules.erase(it) : std::next(it);
+  auto m = std::make_shared<const HostModule>(translationUnit);
+  modules[translationUnit] = m;
+  return m;
+}
+
+int hostCompiles() { return gCompiles.load(); }
 
 HostModule::~HostModule() {
   if (lib_) dlclose(lib_);
@@ -107,13 +153,64 @@ void* HostModule::symbol(const std::string& name) const {
   return s;
 }
 
+StepOptions emulationStepOptions() {
+  StepOptions o;
+  o.minReplayIterations = 2;
+  return o;
+}
+
+HostStepTarget::HostStepTarget(const HostModule& m, const CudaSource& src, unsigned maxGrid)
+    : m_(m), maxGrid_(maxGrid) {
+  for (const std::vector<KernelSig>* list : {&src.kernels, &src.runtimeKernels})
+    for (const KernelSig& k : *list) entries_.push_back(reinterpret_cast<Entry>(m.symbol("scn_emu_" + k.name)));
+}
+
+void HostStepTarget::issue(std::function<void()> work) {
+  if (recording_) recorded_.push_back(std::move(work));
+  else work();
+}
+
 void HostStepTarget::launch(int k, const KernelSig& sig, void** args) {
-  using Entry = void (*)(void**, unsigned, unsigned);
-  auto fn = reinterpret_cast<Entry>(m_.symbol("scn_emu_" + sig.name));
+  Entry fn = entries_.at(k);
   unsigned grid = gridFor(sig.points);
   if (maxGrid_ > 0 && grid > maxGrid_) grid = maxGrid_;
-  fn(args, grid, blockFor(sig.points));
-  ++launches_;
+  unsigned block = blockFor(sig.points);
+  // Every argument is 8 bytes (a pointer or an i64); copied now, as cuLaunchKernel does.
+  std::vector<uint64_t> values(sig.arity);
+  for (int i = 0; i < sig.arity; ++i) std::memcpy(&values[i], args[i], sizeof(uint64_t));
+  issue([this, fn, grid, block, values]() mutable {
+    std::vector<void*> a;
+    for (uint64_t& v : values) a.push_back(&v);
+    fn(a.data(), grid, block);
+    ++launches_;
+  });
+}
+
+bool HostStepTarget::beginCapture() {
+  SCN_ASSERT(!recording_, "a capture inside a capture");
+  recording_ = true;
+  recorded_.clear();
+  return true;
+}
+
+int HostStepTarget::endCapture() {
+  SCN_ASSERT(recording_, "endCapture without beginCapture");
+  recording_ = false;
+  graphs_.push_back(std::move(recorded_));
+  recorded_.clear();
+  return static_cast<int>(graphs_.size()) - 1;
+}
+
+void HostStepTarget::abortCapture() {
+  recording_ = false;
+  recorded_.clear();
+}
+
+void HostStepTarget::replay(int g, int64_t times) {
+  SCN_ASSERT(!recording_, "a replay while capturing");
+  const std::vector<std::function<void()>>& work = graphs_.at(g);
+  for (int64_t t = 0; t < times; ++t)
+    for (const std::function<void()>& w : work) w();
 }
 
 namespace {
@@ -138,22 +235,29 @@ void hostGemm(const kir::Gemm& g, const T* a, const T* b, T* c) {
 }  // namespace
 
 void HostStepTarget::gemm(const kir::Gemm& g, const void* a, const void* b, void* c) {
-  if (g.dtype == DType::F32)
-    hostGemm(g, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c));
-  else if (g.dtype == DType::F64)
-    hostGemm(g, static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c));
-  else
+  if (g.dtype != DType::F32 && g.dtype != DType::F64)
     internalError(std::string("GEMM step of dtype ") + dtypeName(g.dtype));
+  issue([g, a, b, c] {
+    if (g.dtype == DType::F32)
+      hostGemm(g, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c));
+    else
+      hostGemm(g, static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c));
+  });
 }
 
-void HostStepTarget::copy(void* dst, const void* src, size_t bytes) { std::memmove(dst, src, bytes); }
+void HostStepTarget::copy(void* dst, const void* src, size_t bytes) {
+  issue([dst, src, bytes] { std::memmove(dst, src, bytes); });
+}
 
-void HostStepTarget::read(void* host, const void* src, size_t bytes) { std::memcpy(host, src, bytes); }
+void HostStepTarget::read(void* host, const void* src, size_t bytes) {
+  SCN_ASSERT(!recording_, "a device-to-host read while capturing");
+  std::memcpy(host, src, bytes);
+}
 
-std::vector<Array> runEmulated(const kir::Program& p, const std::vector<KernelSig>& sigs,
-                               const HostModule& m, const std::vector<Array>& args,
-                               const std::vector<Type>& resultTypes, RunStats* stats,
-                               unsigned maxGrid) {
+std::vector<Array> runEmulated(const kir::Program& p, const CudaSource& src, const HostModule& m,
+                               const std::vector<Array>& args, const std::vector<Type>& resultTypes,
+                               RunStats* stats, unsigned maxGrid, const StepOptions& opts,
+                               StepCounts* counts) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::vector<unsigned char>> memory;  // "device" memory of every slot
   std::vector<void*> slots(p.buffers.size(), nullptr);
@@ -179,8 +283,12 @@ std::vector<Array> runEmulated(const kir::Program& p, const std::vector<KernelSi
     bytes += mem.size();
     slots[i] = mem.empty() ? nullptr : mem.data();
   }
-  HostStepTarget target(m, maxGrid);
-  runSteps(p, sigs, slots, target, stats);
+  std::vector<int64_t> counters(src.counterSlots, -1);  // the device counter table
+  {
+    std::lock_guard<std::mutex> lock(m.runLock());
+    HostStepTarget target(m, src, maxGrid);
+    runSteps(p, src, slots, counters.empty() ? nullptr : counters.data(), target, stats, opts, counts);
+  }
   SCN_ASSERT(resultTypes.size() == p.results.size(), "result types do not match the program");
   std::vector<Array> out;
   for (size_t j = 0; j < p.results.size(); ++j) {
@@ -200,51 +308,59 @@ namespace {
 
 class EmulatedExecutable : public Executable {
  public:
-  EmulatedExecutable(kir::Program p, CudaSource src, std::vector<Type> resultTypes, unsigned maxGrid)
+  EmulatedExecutable(kir::Program p, CudaSource src, std::vector<Type> resultTypes, unsigned maxGrid,
+                     const std::atomic<int32_t>* interrupt, bool* reused)
       : p_(std::move(p)), src_(std::move(src)), resultTypes_(std::move(resultTypes)),
-        module_(cudaTranslationUnit(src_)), maxGrid_(maxGrid) {}
+        module_(hostModuleFor(cudaTranslationUnit(src_), reused)), maxGrid_(maxGrid) {
+    opts_.interrupt = interrupt;
+  }
 
   std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
-    return runEmulated(p_, src_.kernels, module_, args, resultTypes_, stats, maxGrid_);
+    return runEmulated(p_, src_, *module_, args, resultTypes_, stats, maxGrid_, opts_);
   }
 
  private:
   kir::Program p_;
   CudaSource src_;
   std::vector<Type> resultTypes_;
-  HostModule module_;
+  std::shared_ptr<const HostModule> module_;
   unsigned maxGrid_;
+  StepOptions opts_ = emulationStepOptions();
 };
 
 class EmulationBackend : public Backend {
  public:
-  explicit EmulationBackend(unsigned maxGrid) : maxGrid_(maxGrid) {}
+  EmulationBackend(unsigned maxGrid, const std::atomic<int32_t>* interrupt)
+      : maxGrid_(maxGrid), interrupt_(interrupt) {}
   std::string name() const override { return "cuda-emulation"; }
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
-    kir::Program p = kir::lower(*f);
+    kir::Program p = kir::lower(*f, cudaLowerOptions());
     CudaSource src = printCudaKernels(p);
     auto t1 = std::chrono::steady_clock::now();
     int kernels = static_cast<int>(p.kernels.size());
+    bool reused = false;
     auto exe = std::make_unique<EmulatedExecutable>(std::move(p), std::move(src), f->resultTypes(),
-                                                    maxGrid_);
+                                                    maxGrid_, interrupt_, &reused);
     auto t2 = std::chrono::steady_clock::now();
     if (stats) {
       stats->optimiseMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
       stats->codegenMs = std::chrono::duration<double, std::milli>(t2 - t1).count();
       stats->kernels = kernels;
+      stats->cacheHit = reused;  // the library of an equal translation unit, already compiled
     }
     return exe;
   }
 
  private:
   unsigned maxGrid_;
+  const std::atomic<int32_t>* interrupt_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCudaEmulationBackend(unsigned maxGrid) {
-  return std::make_unique<EmulationBackend>(maxGrid);
+std::unique_ptr<Backend> makeCudaEmulationBackend(unsigned maxGrid, const std::atomic<int32_t>* interrupt) {
+  return std::make_unique<EmulationBackend>(maxGrid, interrupt);
 }
 
 }  // namespace scn::cuda

@@ -418,6 +418,43 @@ void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
   pb_.launch(std::move(k));
 }
 
+// Note [Blocked scans]
+// A cumulative op over a long axis with few rows (a 1-d cumsum/cumprod: W3) would be one serial
+// loop on one thread. It runs as a blocked two-pass scan instead: the axis is cut into B blocks
+// of bs = n / B elements (B = kScanBlocks, fewer for shorter axes, a multiple of 4) and
+//   pass 1 (kernel over [B, rows]): each block's total, reassociated (vectorised);
+//   offsets (kernel over [rows]): a short serial scan turns the B totals into exclusive
+//          prefixes in place (an earlier version let every block combine the totals before it:
+//          64 selects per block, which LLVM unrolled at 3x the compile time);
+//   pass 2 (kernel over [B / 4, rows]): each block scans its elements from its offset; one
+//          parallel index runs 4 blocks side by side, so 4 independent dependence chains hide
+//          the latency of the combining op (a serial cumprod waits ~4 cycles per element);
+//   tail (kernel over [rows], only when B does not divide n): the last n - B * bs < B elements,
+//          seeded with the element before them.
+// Both passes are parallel over the blocks, so both cores (or the GPU's threads) share the
+// work; the input is read twice (recomputed when fused: W3's cumprod of a constant reads no
+// memory). Integer ops and cummax/cummin give exactly the serial result. A float cumsum or
+// cumprod is reassociated: element i differs from the serial loop by at most about
+// (i + 2B) * eps * sum_{k<=i} |x_k| (cumprod: by (i + 2B) * eps relative to |p_i|), the same
+// order as the serial loop's own error bound, so the last bits of a long float scan differ from the
+// interpreter's (docs/backend-cpu.md states the accuracy; cpu_backend_test checks the bound).
+// B is a constant, not the thread count, so the kernel IR (the compile-cache key) is the same
+// on every machine; 16 groups of 4 blocks split evenly over 2, 4, 8 or 16 threads.
+namespace {
+
+constexpr int64_t kScanBlocks = 64;
+constexpr int64_t kScanMinBlock = 4096;  // shorter blocks are not worth a second pass
+constexpr int64_t kScanMaxRows = 16;     // more rows already parallelise over the rows
+constexpr int64_t kScanChains = 4;       // blocks scanned together by one parallel index
+
+/// Blocks of the blocked scan of an axis of n elements in `rows` rows; <= 1: a serial loop.
+int64_t scanBlocks(int64_t n, int64_t rows) {
+  if (rows >= kScanMaxRows) return 1;
+  return std::min(kScanBlocks, n / kScanMinBlock) / kScanChains * kScanChains;
+}
+
+}  // namespace
+
 void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
   int u = e.inputs[0];
   const Type& t = f_.type(e.outputs[0]);
@@ -425,18 +462,94 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
   Op comb = scalar::combinerOf(e.op);
   Shape outer = t.shape;
   outer.erase(outer.begin() + ax);
-  Kernel k;
-  std::vector<ExprP> oix = parallelIndex(outer, k);
-  int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
-  k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
-  ExprP j = local(l, DType::I64);
-  if (e.attrs.reverse) j = arith(Arith::Sub, idx(n - 1), j);
-  std::vector<ExprP> ix = oix;
-  ix.insert(ix.begin() + ax, j);
-  k.body.push_back(loop(l, n,
-                        {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), gen(u, ix)})),
-                         store(out, linearIndex(ix, t.shape), local(acc, t.dtype))}));
-  pb_.launch(std::move(k));
+  int64_t blocks = scanBlocks(n, numElements(outer));
+  // The element at scan position p (0..n-1) of the row at outer index oix.
+  auto at = [&](const std::vector<ExprP>& oix, const ExprP& p) {
+    std::vector<ExprP> ix = oix;
+    ix.insert(ix.begin() + ax, e.attrs.reverse ? arith(Arith::Sub, idx(n - 1), p) : p);
+    return ix;
+  };
+  if (blocks <= 1) {
+    Kernel k;
+    std::vector<ExprP> oix = parallelIndex(outer, k);
+    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+    std::vector<ExprP> ix = at(oix, local(l, DType::I64));
+    k.body.push_back(loop(l, n,
+                          {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), gen(u, ix)})),
+                           store(out, linearIndex(ix, t.shape), local(acc, t.dtype))}));
+    pb_.launch(std::move(k));
+    return;
+  }
+  int64_t bs = n / blocks, rows = numElements(outer);
+  Shape grid = outer;
+  grid.insert(grid.begin(), blocks);
+  Loc totals{pb_.newTemp(t.dtype, blocks * rows), idx(0)};
+  // The scan position of element l of block b.
+  auto pos = [&](const ExprP& b, const ExprP& l) {
+    return arith(Arith::Add, arith(Arith::Mul, b, idx(bs)), l);
+  };
+  {  // pass 1: block totals
+    Kernel k;
+    std::vector<ExprP> gix = parallelIndex(grid, k);
+    std::vector<ExprP> oix(gix.begin() + 1, gix.end());
+    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+    ExprP x = gen(u, at(oix, pos(gix[0], local(l, DType::I64))));
+    ExprP combined = opExpr(comb, t.dtype, {local(acc, t.dtype), x});
+    k.body.push_back(loop(l, bs, {let(acc, combined, true)}));
+    k.body.push_back(store(totals, linearIndex(gix, grid), local(acc, t.dtype)));
+    pb_.launch(std::move(k));
+  }
+  {  // the totals become exclusive prefixes (offsets), one short serial loop per row
+    Kernel k;
+    std::vector<ExprP> oix = parallelIndex(outer, k);
+    int acc = newLocal(k, t.dtype), total = newLocal(k, t.dtype), m = newLocal(k, DType::I64);
+    std::vector<ExprP> tix = oix;
+    tix.insert(tix.begin(), local(m, DType::I64));
+    ExprP T = linearIndex(tix, grid), A = local(acc, t.dtype);
+    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+    k.body.push_back(loop(m, blocks,
+                          {let(total, load(totals.buffer, t.dtype, T)), store(totals, T, A),
+                           let(acc, opExpr(comb, t.dtype, {A, local(total, t.dtype)}))}));
+    pb_.launch(std::move(k));
+  }
+  {  // pass 2: kScanChains blocks per parallel index, each seeded with its offset
+    Kernel k;
+    Shape groups = grid;
+    groups[0] = blocks / kScanChains;
+    std::vector<ExprP> gix = parallelIndex(groups, k);
+    std::vector<ExprP> oix(gix.begin() + 1, gix.end());
+    int l = newLocal(k, DType::I64);
+    std::vector<Stmt> scan;
+    for (int64_t c = 0; c < kScanChains; ++c) {
+      int acc = newLocal(k, t.dtype);
+      ExprP A = local(acc, t.dtype);
+      ExprP b = arith(Arith::Add, arith(Arith::Mul, gix[0], idx(kScanChains)), idx(c));
+      std::vector<ExprP> tix = gix;
+      tix[0] = b;
+      k.body.push_back(let(acc, load(totals.buffer, t.dtype, linearIndex(tix, grid))));
+      std::vector<ExprP> ix = at(oix, pos(b, local(l, DType::I64)));
+      scan.push_back(let(acc, opExpr(comb, t.dtype, {A, gen(u, ix)})));
+      scan.push_back(store(out, linearIndex(ix, t.shape), A));
+    }
+    k.body.push_back(loop(l, bs, std::move(scan)));
+    pb_.launch(std::move(k));
+  }
+  pb_.freeTemp(totals.buffer);
+  if (int64_t tail = n - blocks * bs; tail > 0) {  // the last elements, seeded with the one before
+    Kernel k;
+    std::vector<ExprP> oix = parallelIndex(outer, k);
+    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+    ExprP A = local(acc, t.dtype);
+    ExprP before = linearIndex(at(oix, idx(blocks * bs - 1)), t.shape);
+    k.body.push_back(let(acc, load(out.buffer, t.dtype, offsetPlus(out, before))));
+    std::vector<ExprP> ix = at(oix, arith(Arith::Add, idx(blocks * bs), local(l, DType::I64)));
+    k.body.push_back(loop(l, tail,
+                          {let(acc, opExpr(comb, t.dtype, {A, gen(u, ix)})),
+                           store(out, linearIndex(ix, t.shape), A)}));
+    pb_.launch(std::move(k));
+  }
 }
 
 void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check of the CUDA backend: builds (Release) on a machine with an NVIDIA GPU, runs the
-# cuda_* tests with the GPU and the differential suite (--backend=cuda against --backend=cpu),
-# and writes its logs into OUTDIR. Usage: tests/device/run.sh OUTDIR   (a few minutes)
+# cuda_* tests with the GPU (including the loop-overhead bench: microseconds per scan iteration
+# with host-issued launches and with CUDA graphs) and the differential suite (--backend=cuda
+# against --backend=cpu), and writes its logs into OUTDIR. Usage: tests/device/run.sh OUTDIR
+# (a few minutes). The CUDA-graph path (stream capture, cuGraphInstantiate, cuGraphLaunch) has
+# only run under emulation before a GPU run; its first failures show up here.
 #
 # Two ways to build: the project's CMake build when its dependencies are there (LLVM 19, re2c,
 # GoogleTest, OpenBLAS), else a standalone build of only what the CUDA tests need (core,
@@ -96,21 +99,27 @@ if [ "$mode" != none ]; then
 fi
 
 # ---- the differential suite: every program with --backend=cuda and --backend=cpu ----
+# Twice: with the default loop capture (CUDA graphs for loops with >= 8 iterations left), and
+# with SCN_CUDA_GRAPHS=2, which captures nearly every loop, as the emulation does in CI (Note
+# [Loops on the device] in jit/cuda/steps.cpp).
 if [ "$mode" = cmake ] && [ -x "$BUILD/scn" ]; then
-  same=0; differ=0; : >"$OUT/differential.log"
-  while IFS= read -r f; do
-    grep -q "^# backends:" "$f" && ! grep -q "^# backends:.*cuda" "$f" && continue
-    dir=$(dirname "$f"); name=$(basename "$f")
-    cpu=$(cd "$dir" && timeout 60 "$BUILD/scn" --backend=cpu "$name" 2>&1; echo "exit $?")
-    gpu=$(cd "$dir" && timeout 60 "$BUILD/scn" --backend=cuda "$name" 2>&1; echo "exit $?")
-    if [ "$cpu" = "$gpu" ]; then
-      same=$((same + 1))
-    else
-      differ=$((differ + 1))
-      { echo "==== ${f#$ROOT/}"; diff <(echo "$cpu") <(echo "$gpu") | head -20; } >>"$OUT/differential.log"
-    fi
-  done < <(find "$ROOT/tests/programs" "$ROOT/examples" -name '*.scn' | sort)
-  say "differential: $same programs print the same with cuda as with cpu, $differ differ (differential.log)"
+  : >"$OUT/differential.log"
+  for graphs in 8 2; do
+    same=0; differ=0
+    while IFS= read -r f; do
+      grep -q "^# backends:" "$f" && ! grep -q "^# backends:.*cuda" "$f" && continue
+      dir=$(dirname "$f"); name=$(basename "$f")
+      cpu=$(cd "$dir" && timeout 60 "$BUILD/scn" --backend=cpu "$name" 2>&1; echo "exit $?")
+      gpu=$(cd "$dir" && SCN_CUDA_GRAPHS=$graphs timeout 60 "$BUILD/scn" --backend=cuda "$name" 2>&1; echo "exit $?")
+      if [ "$cpu" = "$gpu" ]; then
+        same=$((same + 1))
+      else
+        differ=$((differ + 1))
+        { echo "==== ${f#$ROOT/} (SCN_CUDA_GRAPHS=$graphs)"; diff <(echo "$cpu") <(echo "$gpu") | head -20; } >>"$OUT/differential.log"
+      fi
+    done < <(find "$ROOT/tests/programs" "$ROOT/examples" -name '*.scn' | sort)
+    say "differential (SCN_CUDA_GRAPHS=$graphs): $same programs print the same with cuda as with cpu, $differ differ (differential.log)"
+  done
 else
   say "differential: skipped (no scn binary in a $mode build)"
 fi

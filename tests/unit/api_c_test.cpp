@@ -1,12 +1,20 @@
 // The C embedding API: status codes, records through the C callback, null and bad arguments,
-// output ownership, and two contexts in two threads.
+// output ownership, two contexts in two threads, the cache directory and scn_interrupt.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "scn/scn.h"
 
@@ -283,7 +291,124 @@ TEST(ApiC, NamesAndStrings) {
   EXPECT_STREQ(scn_dtype_name(SCN_U64), "u64");
   EXPECT_EQ(scn_dtype_size(SCN_F32), 4u);
   EXPECT_STREQ(scn_status_string(SCN_ERROR_NOT_FOUND), "not found");
+  EXPECT_STREQ(scn_status_string(SCN_ERROR_INTERRUPTED), "interrupted");
   EXPECT_STREQ(scn_version(), "0.1.0");
 }
 
+TEST(ApiC, CacheDirAndInterrupt) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scn_api_c_cache_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  std::string dirText = dir.string();
+  std::vector<Diag> diags;
+  scn_options o;
+  ASSERT_EQ(scn_options_init(&o), SCN_OK);
+  EXPECT_EQ(o.cache_dir, nullptr);  // no cache unless the host asks
+  o.backend = "cpu";
+  o.cache_dir = dirText.c_str();
+  o.on_diagnostic = collect;
+  o.diagnostic_user = &diags;
+  scn_context* ctx = nullptr;
+  ASSERT_EQ(scn_context_new(&o, &ctx), SCN_OK);
+  EXPECT_EQ(scn_interrupt(nullptr), SCN_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(scn_load_source(ctx, "fn spin(x) = while_loop(|c| c == c, |c| c + 1.0, x)", "spin.scn"), SCN_OK);
+  scn_function* f = nullptr;
+  ASSERT_EQ(scn_function_get(ctx, "spin", &f), SCN_OK);
+  float x = 0;
+  scn_array in[1] = {view(SCN_F32, 0, nullptr, &x)};
+  std::atomic<bool> done{false};
+  scn_status got = SCN_OK;
+  std::thread worker([&] {
+    scn_array* out = nullptr;
+    size_t nout = 0;
+    got = scn_call(f, in, 1, &out, &nout);
+    scn_array_free(out, nout);
+    done = true;
+  });
+  // Requests before the call starts are dropped, so keep asking until it returns.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!done) {
+    EXPECT_EQ(scn_interrupt(ctx), SCN_OK);
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "FAIL: scn_interrupt did not stop the compiled loop in two minutes\n");
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  worker.join();
+  EXPECT_EQ(got, SCN_ERROR_INTERRUPTED);
+  EXPECT_NE(std::string(scn_last_error(ctx)).find("error[E0507]: interrupted"), std::string::npos)
+      << scn_last_error(ctx);
+  ASSERT_FALSE(diags.empty());
+  EXPECT_EQ(diags.back().code, "E0507");
+  scn_function_free(f);
+  // A second context with the same directory: the call's stats show the object came from disk.
+  scn_context* again = nullptr;
+  ASSERT_EQ(scn_context_new(&o, &again), SCN_OK);
+  ASSERT_EQ(scn_load_source(again, "fn twice(x) = x * 2.0 - 1.0", "twice.scn"), SCN_OK);
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) {  // a new context: nothing in memory
+      scn_context_free(again);
+      ASSERT_EQ(scn_context_new(&o, &again), SCN_OK);
+      ASSERT_EQ(scn_load_source(again, "fn twice(x) = x * 2.0 - 1.0", "twice.scn"), SCN_OK);
+    }
+    scn_function* t = nullptr;
+    ASSERT_EQ(scn_function_get(again, "twice", &t), SCN_OK);
+    float four = 4;
+    scn_array tin[1] = {view(SCN_F32, 0, nullptr, &four)};
+    scn_array* out = nullptr;
+    size_t nout = 0;
+    ASSERT_EQ(scn_call(t, tin, 1, &out, &nout), SCN_OK) << scn_last_error(again);
+    EXPECT_FLOAT_EQ(*static_cast<const float*>(out[0].data), 7.0f);
+    scn_array_free(out, nout);
+    const scn_call_stats* st = nullptr;
+    size_t n = 99;
+    ASSERT_EQ(scn_last_stats(again, &st, &n), SCN_OK);
+    ASSERT_EQ(n, 1u);
+    EXPECT_STREQ(st[0].function, "twice");
+    EXPECT_STREQ(st[0].backend, "cpu");
+    EXPECT_EQ(st[0].compiled, 1);
+    EXPECT_EQ(st[0].cache_hit, round == 1) << round;
+    EXPECT_EQ(st[0].host_peak_bytes, sizeof(float));  // the result
+    EXPECT_EQ(st[0].device_peak_bytes, 0u);
+    scn_function_free(t);
+  }
+  EXPECT_EQ(scn_last_stats(again, nullptr, nullptr), SCN_ERROR_INVALID_ARGUMENT);
+  scn_context_free(again);
+  scn_context_free(ctx);
+  // The compiled loop's object went to the directory the host named.
+  int objects = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / "cpu", ec)) objects += e.path().extension() == ".o";
+  EXPECT_GE(objects, 1);
+  fs::remove_all(dir);
+}
+
 }  // namespace
+
+// Shapes whose byte size does not fit in 64 bits (a fuzz_capi finding: the byte strides of an
+// empty array with a huge dimension overflowed). Empty arrays are fine whatever their other
+// dimensions; a non-empty one that no address space can hold is E0402.
+TEST(ApiC, HugeShapes) {
+  CHost h;
+  ASSERT_EQ(scn_load_source(h.ctx, "fn total(a) = sum(a)", nullptr), SCN_OK);
+  scn_function* f = h.fn("total");
+  scn_array* out = nullptr;
+  size_t nout = 0;
+
+  int64_t emptyHuge[2] = {0, INT64_MAX};
+  scn_array empty = view(SCN_F64, 2, emptyHuge, nullptr);
+  ASSERT_EQ(scn_call(f, &empty, 1, &out, &nout), SCN_OK) << scn_last_error(h.ctx);
+  ASSERT_EQ(nout, 1u);
+  EXPECT_EQ(out[0].rank, 0u);
+  EXPECT_EQ(*static_cast<const double*>(out[0].data), 0.0);
+  scn_array_free(out, nout);
+
+  double x = 1;
+  int64_t tooManyBytes[1] = {INT64_MAX / 4};
+  scn_array huge = view(SCN_F64, 1, tooManyBytes, &x);
+  EXPECT_NE(scn_call(f, &huge, 1, &out, &nout), SCN_OK);
+  ASSERT_FALSE(h.diags.empty());
+  EXPECT_EQ(h.diags.back().code, "E0402") << h.diags.back().message;
+  scn_function_free(f);
+}

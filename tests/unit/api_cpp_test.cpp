@@ -1,13 +1,22 @@
 // The C++ embedding API: load and call with hand-checked results, diagnostics through the
-// callback, argument errors, borrowing and copying of inputs, contexts in several threads.
+// callback, argument errors, borrowing and copying of inputs, contexts in several threads, the
+// persistent cache directory and interrupting a call from another thread.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "scn/scn.hpp"
 
@@ -375,5 +384,171 @@ TEST(ApiCpp, NamesOfDataTypes) {
   EXPECT_STREQ(scn::dataTypeName(static_cast<scn::DataType>(99)), "?");
   EXPECT_STREQ(scn::version(), "0.1.0");
 }
+
+/// Files under `dir` whose name ends with `suffix`.
+int countFiles(const std::filesystem::path& dir, const std::string& suffix) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) ++n;
+  }
+  return n;
+}
+
+TEST(ApiCpp, CacheDirSkipsCodegenInASecondContext) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scn_api_cache_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const char* program = "fn poly(x) = fori_loop(0, 3, |i, c| c * x + 1.5, x)";
+  std::vector<float> x = {0.5f, -1, 2, 3};
+  auto run = [&](const std::string& cacheDir, scn::CallStats& stats, std::vector<float>& out) {
+    scn::ContextOptions o;
+    o.backend = "cpu";
+    o.cacheDir = cacheDir;
+    auto ctx = scn::Context::create(o);
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    ASSERT_TRUE(ctx->load(program, "poly.scn"));
+    auto r = ctx->call("poly", {scn::ArrayView::of(x.data(), {4})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(ctx->lastStats().size(), 1u);
+    stats = ctx->lastStats()[0];
+    out = values<float>(r->at(0));
+  };
+  scn::CallStats first, second, uncached;
+  std::vector<float> a, b, c;
+  run(dir.string(), first, a);
+  EXPECT_EQ(first.function, "poly");
+  EXPECT_TRUE(first.compiled);
+  EXPECT_FALSE(first.cacheHit);  // a fresh directory
+  EXPECT_GE(countFiles(dir / "cpu", ".o"), 1);
+  // A second context (a new JIT, nothing in memory) finds the object on disk.
+  run(dir.string(), second, b);
+  EXPECT_TRUE(second.compiled);
+  EXPECT_TRUE(second.cacheHit);
+  EXPECT_EQ(a, b);
+  for (size_t i = 0; i < x.size(); ++i) {
+    float want = x[i];
+    for (int k = 0; k < 3; ++k) want = want * x[i] + 1.5f;
+    EXPECT_FLOAT_EQ(a[i], want) << i;
+  }
+  EXPECT_EQ(countFiles(dir, ".tmp"), 0);  // writes are renamed into place
+  // A damaged object is a miss (and is replaced), never an error.
+  for (const auto& e : fs::directory_iterator(dir / "cpu"))
+    std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "not an object file";
+  scn::CallStats damaged, repaired;
+  std::vector<float> d, e;
+  run(dir.string(), damaged, d);
+  EXPECT_FALSE(damaged.cacheHit);
+  EXPECT_EQ(a, d);
+  run(dir.string(), repaired, e);
+  EXPECT_TRUE(repaired.cacheHit);
+  EXPECT_EQ(a, e);
+  // Without a cache directory nothing comes from (or goes to) disk.
+  int files = countFiles(dir, "");
+  run("", uncached, c);
+  EXPECT_FALSE(uncached.cacheHit);
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(countFiles(dir, ""), files);
+  fs::remove_all(dir);
+}
+
+TEST(ApiCpp, ContextsInThreadsShareACacheDir) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scn_api_shared_cache_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  constexpr int kThreads = 4;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::vector<double>> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      scn::ContextOptions o;
+      o.backend = "cpu";
+      o.cacheDir = dir.string();
+      auto ctx = scn::Context::create(o);
+      if (!ctx) {
+        errors[t] = ctx.status().message();
+        return;
+      }
+      std::vector<double> x = {1, 2, 3, 4, 5, 6};
+      for (int round = 0; round < 3 && errors[t].empty(); ++round) {
+        // Each round a new function (new code, new file) that every thread compiles at once.
+        std::string name = "f" + std::to_string(round);
+        if (!ctx->load("fn " + name + "(x) = cumsum(x * " + std::to_string(round + 2) + ".0)")) {
+          errors[t] = ctx->lastError();
+          break;
+        }
+        auto r = ctx->call(name, {scn::ArrayView::of(x.data(), {6})});
+        if (!r) errors[t] = r.status().message();
+        else results[t].push_back(r->at(0).dataAs<double>()[5]);
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << t;
+    EXPECT_EQ(results[t], (std::vector<double>{42, 63, 84})) << t;
+  }
+  EXPECT_EQ(countFiles(dir, ".tmp"), 0);
+  EXPECT_GE(countFiles(dir / "cpu", ".o"), 3);
+  fs::remove_all(dir);
+}
+
+class ApiInterrupt : public ::testing::TestWithParam<std::string> {};
+
+// Compiled loops (CPU code, the CUDA step runner) and the interpreter's loops poll the
+// context's interrupt flag.
+TEST_P(ApiInterrupt, StopsAnEndlessCompiledLoop) {
+  Host h(GetParam());
+  // An expression body: nothing for the evaluator to poll, only the compiled while loop.
+  ASSERT_TRUE(h.ctx.load("fn spin(x) = while_loop(|c| c == c, |c| c + 1.0, x)\n"
+                         "fn twice(x) = x * 2.0",
+                         "spin.scn"));
+  float x = 0, three = 3;
+  // A request made while no call runs is dropped: the next call completes.
+  h.ctx.interrupt();
+  auto r = h.ctx.call("twice", {scn::ArrayView::of(&three, {})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FLOAT_EQ(*r->at(0).dataAs<float>(), 6.0f);
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the compiled code
+    std::optional<scn::Result<std::vector<scn::HostArray>>> spun;
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
+      spun.emplace(h.ctx.call("spin", {scn::ArrayView::of(&x, {})}));
+      done = true;
+    });
+    // Keep asking until the call returns (a request that lands before the call starts is
+    // dropped); a loop that never polls would hang here, so give up loudly after two minutes.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!done) {
+      h.ctx.interrupt();
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "FAIL: the compiled loop did not stop after two minutes of interrupts\n");
+        std::_Exit(1);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    worker.join();
+    ASSERT_TRUE(spun.has_value());
+    ASSERT_FALSE(spun->ok());
+    EXPECT_EQ(spun->status().code(), scn::StatusCode::Interrupted);
+    EXPECT_NE(spun->status().message().find("error[E0507]: interrupted"), std::string::npos)
+        << spun->status().message();
+    ASSERT_FALSE(h.diags.empty());
+    EXPECT_EQ(h.diags.back().code, "E0507");
+    h.diags.clear();
+    // The context goes on.
+    r = h.ctx.call("twice", {scn::ArrayView::of(&three, {})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_FLOAT_EQ(*r->at(0).dataAs<float>(), 6.0f);
+  }
+}
+
+#ifdef SCN_HAVE_CUDA
+// cuda-emu: the CUDA step runner polls between while chunks (the emulated kernels do not).
+INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::Values("cpu", "interp", "cuda-emu"));
+#else
+INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::Values("cpu", "interp"));
+#endif
 
 }  // namespace

@@ -2,6 +2,10 @@
 // control flow, matmul, the parallel path, the compile cache and the emitters.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
 #include "jit/cpu/cpu_backend.hpp"
 #include "kernel_test_util.hpp"
 
@@ -443,6 +447,111 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
   a.rhsContract = {0};
   check({"big_matmul", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
          {randomArray(F64, {128, 96}, 12, false), randomArray(F64, {96, 160}, 13, false)}});
+}
+
+TEST(CpuBackend, LongCumulativeOpsMatchTheSerialScan) {
+  // Note [Blocked scans]: integer scans (wrapping sums and products are associative) and
+  // cummax/cummin equal the interpreter exactly; a float cumsum/cumprod is reassociated, so
+  // element i may differ from the serial loop by 2 (i + 128) eps sum_{k<=i} |x_k| (cumprod:
+  // 2 (i + 128) eps |p_i|), the a-priori bound of both summation orders. Losing or repeating
+  // one element or one block's total breaks it.
+  const int64_t n = (1 << 17) + 3;  // 64 blocks and a tail of 3
+  struct Op1 { Op op; DType t; };
+  for (Op1 c : {Op1{Op::CumSum, I32}, Op1{Op::CumSum, DType::U64}, Op1{Op::CumProd, I64},
+                Op1{Op::CumMax, F32}, Op1{Op::CumMax, Bool}, Op1{Op::CumMin, I64},
+                Op1{Op::CumSum, F64}, Op1{Op::CumProd, F64}})
+    for (Shape s : {Shape{n}, Shape{2, n}})
+      for (bool rev : {false, true}) {
+        int64_t axis = static_cast<int64_t>(s.size()) - 1;
+        Attrs a = axesAttr({axis});
+        a.reverse = rev;
+        Case k = unaryCase(c.op, c.t, s, a);
+        k.args[0] = randomArray(c.t, s, seed++, false);
+        for (int64_t i = 0; c.op == Op::CumProd && i < k.args[0].size(); ++i) {
+          if (isFloat(c.t))  // factors near 1, so the product stays finite
+            k.args[0].setDouble(i, 1 + 1e-4 * k.args[0].getDouble(i));
+          else  // odd factors: the wrapped product never becomes 0
+            k.args[0].setInt(i, 2 * k.args[0].getInt(i) + 1);
+        }
+        SCOPED_TRACE(k.name + (rev ? " reverse" : "") + " rank " + std::to_string(s.size()));
+        if (!isFloat(c.t) || c.op == Op::CumMax) {
+          check(k);
+          continue;
+        }
+        Array want = interpret(*k.f, k.args).at(0);
+        Array got = backend().compile(k.f)->run(k.args).at(0);
+        const Array& x = k.args[0];
+        int64_t rows = s.size() == 2 ? 2 : 1;
+        for (int64_t r = 0; r < rows; ++r) {
+          double absSum = 0;
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t e = r * n + (rev ? n - 1 - j : j);
+            absSum += std::fabs(x.getDouble(e));
+            double w = want.getDouble(e), g = got.getDouble(e);
+            double bound = 2 * static_cast<double>(j + 128) * 0x1p-53 *
+                           (c.op == Op::CumSum ? absSum : std::fabs(w));
+            if (!(std::fabs(g - w) <= bound)) {
+              ADD_FAILURE() << "element " << e << ": got " << g << ", want " << w
+                            << ", bound " << bound;
+              return;
+            }
+          }
+        }
+      }
+}
+
+TEST(CpuBackend, SinCosF32AreWithinFourUlps) {
+  // Vectorised f32 sin/cos are libmvec's (docs/backend-cpu.md: within 4 ulp), scalar ones
+  // libm's. Against sin/cos in f64 rounded to f32 (correctly rounded but for rare double
+  // roundings), over a dense sweep of [-64, 64], magnitudes 2^-30..2^127 of both signs (the
+  // large-argument reduction) and the special values.
+  std::vector<float> xs;
+  for (int i = -(1 << 17); i <= (1 << 17); ++i) xs.push_back(static_cast<float>(i) * 0x1p-11f);
+  for (float m = 0x1p-30f; std::isfinite(m); m *= 1.0001f) {
+    xs.push_back(m);
+    xs.push_back(-m * 1.5f);
+  }
+  for (float v : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p30f, 16367173.0f * 0x1p72f, 1e38f})
+    xs.push_back(v);
+  Array x(F32, {static_cast<int64_t>(xs.size())});
+  for (size_t i = 0; i < xs.size(); ++i) x.setDouble(static_cast<int64_t>(i), xs[i]);
+  for (Op op : {Op::Sin, Op::Cos}) {
+    Builder b(opName(op));
+    int p = b.param(ty(F32, x.shape));
+    Array got = backend().compile(b.ret({b.emit1(op, {p})}))->run({x}).at(0);
+    int64_t worst = 0;
+    float worstX = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      double xd = xs[i];
+      float want = static_cast<float>(op == Op::Sin ? std::sin(xd) : std::cos(xd));
+      float g = static_cast<float>(got.getDouble(static_cast<int64_t>(i)));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(g)) << xs[i];
+        continue;
+      }
+      if (g == want) continue;
+      int32_t gi, wi;
+      std::memcpy(&gi, &g, 4);
+      std::memcpy(&wi, &want, 4);
+      int64_t ulps = (gi < 0) != (wi < 0) ? INT64_MAX : std::abs(int64_t{gi} - wi);
+      if (ulps > worst) {
+        worst = ulps;
+        worstX = xs[i];
+      }
+    }
+    EXPECT_LE(worst, 4) << opName(op) << " at x = " << worstX;
+    std::printf("%s f32: max error %lld ulp (x = %a) over %zu arguments\n", opName(op),
+                static_cast<long long>(worst), worstX, xs.size());
+  }
+  // Signed zero and a tiny argument come back unchanged.
+  Builder b("sin_small");
+  int p = b.param(ty(F32, {2}));
+  Array small(F32, {2});
+  small.setDouble(0, -0.0);
+  small.setDouble(1, 1e-20);
+  Array got = backend().compile(b.ret({b.emit1(Op::Sin, {p})}))->run({small}).at(0);
+  EXPECT_TRUE(std::signbit(got.getDouble(0)));
+  EXPECT_EQ(got.getDouble(1), static_cast<double>(1e-20f));
 }
 
 TEST(CpuBackend, SecondCompileHitsTheCache) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +35,7 @@ struct Suite {
     for (size_t i = 0; i < set.programs.size(); ++i) {
       const TestProgram& t = set.programs[i];
       EXPECT_EQ(verify(*t.f), "") << t.name;
-      lowered.push_back(kir::lower(*t.f));
+      lowered.push_back(kir::lower(*t.f, cuda::cudaLowerOptions()));
       sources.push_back(cuda::printCudaKernels(lowered.back(), "p" + std::to_string(i) + "_"));
       code += sources.back().code;
     }
@@ -89,26 +90,43 @@ TEST(CudaCodegen, EmulatedKernelsMatchTheInterpreter) {
   } catch (const UserError& e) {
     FAIL() << describe(e);
   }
+  // Every program twice: every loop iteration issued from the host, and loops captured into
+  // graphs and replayed (Note [Loops on the device]).
+  cuda::StepOptions hostDriven;
+  hostDriven.minReplayIterations = 0;
+  hostDriven.whileChunk = 0;
   int checked = 0;
+  cuda::StepCounts counts[2];
   for (size_t i = 0; i < suite().set.programs.size(); ++i) {
     const TestProgram& t = suite().set.programs[i];
     SCOPED_TRACE(t.name);
     std::vector<Array> want = interpret(*t.f, t.args);
-    std::vector<Array> got;
-    RunStats stats;
-    try {
-      // A grid of at most 2 blocks: every kernel with over 512 points loops with its stride.
-      got = cuda::runEmulated(suite().lowered[i], suite().sources[i].kernels, *m, t.args,
-                              t.f->resultTypes(), &stats, 2);
-    } catch (const UserError& e) {
-      ADD_FAILURE() << describe(e);
-      continue;
+    for (int capture = 0; capture < 2; ++capture) {
+      SCOPED_TRACE(capture ? "loops captured" : "loops host-driven");
+      std::vector<Array> got;
+      RunStats stats;
+      try {
+        // A grid of at most 2 blocks: every kernel with over 512 points loops with its stride.
+        got = cuda::runEmulated(suite().lowered[i], suite().sources[i], *m, t.args, t.f->resultTypes(),
+                                &stats, 2, capture ? cuda::emulationStepOptions() : hostDriven,
+                                &counts[capture]);
+      } catch (const UserError& e) {
+        ADD_FAILURE() << describe(e);
+        continue;
+      }
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(ktest::closeArrays(got[j], want[j])) << "result " << j;
+      checked += capture;
     }
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(ktest::closeArrays(got[j], want[j])) << "result " << j;
-    ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(suite().set.programs.size()));
+  EXPECT_EQ(counts[0].graphs, 0);
+  EXPECT_GT(counts[1].graphs, 0);
+  EXPECT_GT(counts[1].replayedIterations, 0);
+  EXPECT_EQ(counts[0].whileIterations, 0);
+  EXPECT_GT(counts[1].whileIterations, 0);
+  EXPECT_LT(counts[1].reads, counts[0].reads);
+  EXPECT_LT(counts[1].hostIterations, counts[0].hostIterations);
 }
 
 TEST(CudaCodegen, IntegerSemanticsAreBitExactUnderEmulation) {
@@ -156,9 +174,239 @@ TEST(CudaCodegen, EmulationBackendReportsKernelsAndCarryCopies) {
   std::vector<Array> want = interpret(*fib->f, fib->args);
   EXPECT_TRUE(ktest::closeArrays(got[0], want[0]));
   EXPECT_TRUE(ktest::closeArrays(got[1], want[1]));
-  // Both carries start as copies of the parameters (2 x 3 f32), and the new p is the old q,
-  // another carry, so it is copied once per iteration (6 x 3 f32).
-  EXPECT_EQ(rs.copiedBytes, (2u + 6u) * 3u * 4u);
+  // Both carries read their parameters in place in the peeled first iteration (no copy), and the
+  // new p is the old q, another carry, so it is copied once per iteration (6 x 3 f32), replayed
+  // iterations included.
+  EXPECT_EQ(rs.copiedBytes, 6u * 3u * 4u);
+}
+
+/// W1 in small: x = sqrt(x @ x) as a scan over a parameter (a GEMM in the body); and W3: a scan
+/// of 300 steps whose ys go into a concat at offset 1.
+std::vector<TestProgram> peeledScans() {
+  std::vector<TestProgram> out;
+  {
+    ktest::Builder body("step");
+    int c = body.param(ktest::ty(DType::F32, {3, 8, 8}));
+    Attrs d;
+    d.lhsContract = {2};
+    d.rhsContract = {1};
+    d.lhsBatch = {0};
+    d.rhsBatch = {0};
+    body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
+    for (int64_t reps : {1, 2, 5, 40}) {
+      ktest::Builder b("mat_scan" + std::to_string(reps));
+      int x = b.param(ktest::ty(DType::F32, {3, 8, 8}));
+      Attrs a;
+      a.length = reps;
+      a.numCarry = 1;
+      Array in = ktest::randomArray(DType::F32, {3, 8, 8}, 21, false);
+      for (int64_t i = 0; i < in.size(); ++i) in.setDouble(i, std::fabs(in.getDouble(i)) * 0.1);
+      out.push_back({b.f->name, b.ret(b.emit(Op::Scan, {x}, a, {body.f})), {in}});
+    }
+  }
+  {
+    ktest::Builder body("step");
+    int a = body.param(ktest::ty(DType::F64)), c = body.param(ktest::ty(DType::F64));
+    int nc = body.emit1(Op::Mul, {a, c});
+    body.ret({nc, body.emit1(Op::Add, {nc, c})});
+    ktest::Builder b("gp");
+    int x0 = b.param(ktest::ty(DType::F64)), pa = b.param(ktest::ty(DType::F64));
+    Attrs s;
+    s.length = 300;
+    s.numConsts = 1;
+    s.numCarry = 1;
+    std::vector<int> r = b.emit(Op::Scan, {pa, x0}, s, {body.f});
+    Attrs one;
+    one.shape = {1};
+    int cat = b.emit1(Op::Concat, {b.emit1(Op::Reshape, {x0}, one), r[1], b.emit1(Op::Reshape, {r[0]}, one)},
+                      ktest::axesAttr({0}));
+    out.push_back({"gp", b.ret({cat}), {Array::scalar(DType::F64, 1.5), Array::scalar(DType::F64, 1.001)}});
+  }
+  return out;
+}
+
+TEST(CudaCodegen, PeeledScansCopyNoParameterOnTheDevice) {
+  std::unique_ptr<Backend> be = cuda::makeCudaEmulationBackend();
+  for (const TestProgram& t : peeledScans()) {
+    SCOPED_TRACE(t.name);
+    RunStats rs;
+    std::vector<Array> got = be->compile(t.f)->run(t.args, &rs);
+    std::vector<Array> want = interpret(*t.f, t.args);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(ktest::closeArrays(got[j], want[j]));
+    EXPECT_EQ(rs.copiedBytes, 0u);
+  }
+}
+
+TEST(CudaCodegen, CountedLoopsAreCapturedOnceAndReplayed) {
+  std::vector<TestProgram> ts = peeledScans();
+  const TestProgram& gp = ts.back();
+  ASSERT_EQ(gp.name, "gp");
+  kir::Program p = kir::lower(*gp.f, cuda::cudaLowerOptions());
+  cuda::CudaSource src = cuda::printCudaKernels(p);
+  ASSERT_EQ(src.runtimeKernels.size(), size_t{cuda::kRuntimeKernels});
+  cuda::HostModule m(cuda::cudaTranslationUnit(src));
+  std::vector<Array> want = interpret(*gp.f, gp.args);
+  cuda::StepCounts counts;
+  std::vector<Array> got = cuda::runEmulated(p, src, m, gp.args, gp.f->resultTypes(), nullptr, 0,
+                                             cuda::emulationStepOptions(), &counts);
+  EXPECT_TRUE(ktest::closeArrays(got[0], want[0]));
+  // The peeled iteration 0 runs from the host; 299 are left: 9 replays of a 32-iteration graph
+  // (16 swap periods of 2), then 11 from the host.
+  EXPECT_EQ(counts.graphs, 1);
+  EXPECT_EQ(counts.replays, 9);
+  EXPECT_EQ(counts.replayedIterations, 288);
+  EXPECT_EQ(counts.hostIterations, 1 + 11);
+  EXPECT_EQ(counts.reads, 0);
+  // A chunk that is not a whole number of swap periods would leave the carry in the wrong slot.
+  cuda::StepOptions odd = cuda::emulationStepOptions();
+  odd.unroll = 3;
+  cuda::StepCounts oddCounts;
+  got = cuda::runEmulated(p, src, m, gp.args, gp.f->resultTypes(), nullptr, 0, odd, &oddCounts);
+  EXPECT_TRUE(ktest::closeArrays(got[0], want[0]));
+  EXPECT_EQ(oddCounts.replayedIterations, 149 * 2);  // chunks of 2, the largest period multiple <= 3
+}
+
+/// Runs `f` under emulation with loops captured where possible; checks it against the
+/// interpreter and returns what the step runner did.
+cuda::StepCounts runCaptured(const FuncPtr& f, const std::vector<Array>& args,
+                             const cuda::StepOptions& opts = cuda::emulationStepOptions()) {
+  kir::Program p = kir::lower(*f, cuda::cudaLowerOptions());
+  cuda::CudaSource src = cuda::printCudaKernels(p);
+  cuda::HostModule m(cuda::cudaTranslationUnit(src));
+  cuda::StepCounts counts;
+  std::vector<Array> got = cuda::runEmulated(p, src, m, args, f->resultTypes(), nullptr, 0, opts, &counts);
+  std::vector<Array> want = interpret(*f, args);
+  EXPECT_EQ(got.size(), want.size());
+  for (size_t j = 0; j < want.size() && j < got.size(); ++j) EXPECT_TRUE(ktest::closeArrays(got[j], want[j]));
+  return counts;
+}
+
+TEST(CudaCodegen, LoopsThatNeedTheHostAreNotCaptured) {
+  const DType F32 = DType::F32, I32 = DType::I32;
+  {
+    // A scan whose body multiplies by its slice of xs: the GEMM's operand offset is a pointer
+    // computed from the loop's own counter on the host.
+    ktest::Builder body("step");
+    int c = body.param(ktest::ty(F32, {4, 4})), x = body.param(ktest::ty(F32, {4, 4}));
+    Attrs d;
+    d.lhsContract = {1};
+    d.rhsContract = {0};
+    int nc = body.emit1(Op::DotGeneral, {c, x}, d);
+    body.ret({nc, body.emit1(Op::ReduceSum, {nc}, ktest::axesAttr({0, 1}))});
+    ktest::Builder b("scan_gemm_xs");
+    int c0 = b.param(ktest::ty(F32, {4, 4})), xs = b.param(ktest::ty(F32, {6, 4, 4}));
+    Attrs a;
+    a.length = 6;
+    a.numCarry = 1;
+    FuncPtr f = b.ret(b.emit(Op::Scan, {c0, xs}, a, {body.f}));
+    cuda::StepCounts n = runCaptured(f, {ktest::randomArray(F32, {4, 4}, 1, false),
+                                         ktest::randomArray(F32, {6, 4, 4}, 2, false)});
+    EXPECT_EQ(n.graphs, 0);
+    EXPECT_EQ(n.hostIterations, 6);
+    // The control: c @ c + x has its GEMM on the carry (offset 0) and reads x in a kernel.
+    ktest::Builder body2("step2");
+    int c2 = body2.param(ktest::ty(F32, {4, 4})), x2 = body2.param(ktest::ty(F32, {4, 4}));
+    int nc2 = body2.emit1(Op::Add, {body2.emit1(Op::DotGeneral, {c2, c2}, d), x2});
+    body2.ret({nc2, body2.emit1(Op::ReduceSum, {nc2}, ktest::axesAttr({0, 1}))});
+    ktest::Builder b2("scan_gemm_carry");
+    int c02 = b2.param(ktest::ty(F32, {4, 4})), xs2 = b2.param(ktest::ty(F32, {6, 4, 4}));
+    FuncPtr f2 = b2.ret(b2.emit(Op::Scan, {c02, xs2}, a, {body2.f}));
+    cuda::StepCounts n2 = runCaptured(f2, {ktest::randomArray(F32, {4, 4}, 1, false),
+                                           ktest::randomArray(F32, {6, 4, 4}, 2, false)});
+    EXPECT_EQ(n2.graphs, 1);
+    EXPECT_EQ(n2.replayedIterations, 4);  // after the peeled iteration: 5 left, 2 periods of 2
+  }
+  {
+    // A scan whose body is a while loop: not captured, but the while runs in speculative chunks.
+    ktest::Builder cond("cond");
+    int ci = cond.param(ktest::ty(I32));
+    cond.ret({cond.emit1(Op::Lt, {ci, cond.constant(I32, 3)})});
+    ktest::Builder wbody("wbody");
+    int wi = wbody.param(ktest::ty(I32));
+    wbody.ret({wbody.emit1(Op::Add, {wi, wbody.constant(I32, 1)})});
+    ktest::Builder body("step");
+    int c = body.param(ktest::ty(I32));
+    Attrs wa;
+    int w = body.emit1(Op::While, {c}, wa, {cond.f, wbody.f});
+    int nc = body.emit1(Op::Sub, {w, body.constant(I32, 2)});
+    body.ret({nc, w});
+    ktest::Builder b("scan_while");
+    int c0 = b.param(ktest::ty(I32));
+    Attrs a;
+    a.length = 5;
+    a.numCarry = 1;
+    FuncPtr f = b.ret(b.emit(Op::Scan, {c0}, a, {body.f}));
+    cuda::StepCounts n = runCaptured(f, {Array::scalarInt(I32, -4)});
+    EXPECT_EQ(n.hostIterations, 5);  // the peeled iteration and 4 more
+    // The while runs 7 bodies from -4, then 2 from 1 in each later step: 15 bodies. Chunks of
+    // 2, 4, 8 iterations: 3 reads for the first (2 + 4 + 1 bodies), 2 for each later one (2, 0).
+    EXPECT_EQ(n.whileIterations, 15);
+    EXPECT_EQ(n.reads, 3 + 4 * 2);
+    cuda::StepOptions perIteration = cuda::emulationStepOptions();
+    perIteration.whileChunk = 0;
+    cuda::StepCounts h = runCaptured(f, {Array::scalarInt(I32, -4)}, perIteration);
+    EXPECT_EQ(h.whileIterations, 0);
+    EXPECT_EQ(h.reads, 8 + 4 * 3);  // one read per condition
+  }
+}
+
+TEST(CudaCodegen, WhileLoopsRunInSpeculativeChunks) {
+  // while i < n: (i, p, q) = (i + 1, q, p + q): the new p is the old q, a carry copied each
+  // iteration, so the chunk holds guarded copies as well as guarded kernels.
+  const DType F32 = DType::F32, I32 = DType::I32;
+  ktest::Builder cond("cond");
+  int n = cond.param(ktest::ty(I32)), ci = cond.param(ktest::ty(I32));
+  cond.param(ktest::ty(F32, {3}));
+  cond.param(ktest::ty(F32, {3}));
+  cond.ret({cond.emit1(Op::Lt, {ci, n})});
+  ktest::Builder body("body");
+  int bi = body.param(ktest::ty(I32)), bp = body.param(ktest::ty(F32, {3})), bq = body.param(ktest::ty(F32, {3}));
+  body.ret({body.emit1(Op::Add, {bi, body.constant(I32, 1)}), bq, body.emit1(Op::Add, {bp, bq})});
+  for (int64_t trips : {0, 1, 2, 3, 13, 40}) {
+    SCOPED_TRACE(trips);
+    ktest::Builder b("fib_while");
+    int nn = b.param(ktest::ty(I32)), i0 = b.param(ktest::ty(I32));
+    int p0 = b.param(ktest::ty(F32, {3})), q0 = b.param(ktest::ty(F32, {3}));
+    Attrs a;
+    a.numConsts = 1;
+    FuncPtr f = b.ret(b.emit(Op::While, {nn, i0, p0, q0}, a, {cond.f, body.f}));
+    std::vector<Array> args = {cudatest::scalarI32(trips), cudatest::scalarI32(0),
+                               ktest::randomArray(F32, {3}, 5, false), ktest::randomArray(F32, {3}, 6, false)};
+    kir::Program p = kir::lower(*f, cuda::cudaLowerOptions());
+    ASSERT_GT(kir::countSteps(p.steps, kir::StepKind::Copy), 0) << kir::printKernels(p);
+    cuda::CudaSource src = cuda::printCudaKernels(p);
+    cuda::HostModule m(cuda::cudaTranslationUnit(src));
+    std::vector<Array> want = interpret(*f, args);
+    cuda::StepOptions perIteration = cuda::emulationStepOptions();
+    perIteration.whileChunk = 0;
+    RunStats rs[2];
+    cuda::StepCounts counts[2];
+    for (int chunks = 0; chunks < 2; ++chunks) {
+      std::vector<Array> got = cuda::runEmulated(p, src, m, args, f->resultTypes(), &rs[chunks], 2,
+                                                 chunks ? cuda::emulationStepOptions() : perIteration,
+                                                 &counts[chunks]);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(ktest::closeArrays(got[j], want[j])) << j;
+    }
+    EXPECT_EQ(counts[1].whileIterations, trips);
+    EXPECT_EQ(rs[1].copiedBytes, rs[0].copiedBytes);
+    EXPECT_EQ(counts[0].reads, trips + 1);
+    EXPECT_LE(counts[1].reads, trips <= 2 ? 2 : trips / 2 + 1);
+  }
+}
+
+TEST(CudaCodegen, EqualTranslationUnitsShareOneHostCompile) {
+  const TestProgram& t = suite().set.programs.front();
+  std::unique_ptr<Backend> be = cuda::makeCudaEmulationBackend();
+  int before = cuda::hostCompiles();
+  CompileStats first, second;
+  std::unique_ptr<Executable> a = be->compile(t.f, &first);
+  std::unique_ptr<Executable> b = be->compile(t.f, &second);
+  EXPECT_EQ(cuda::hostCompiles(), before + 1);
+  EXPECT_FALSE(first.cacheHit);
+  EXPECT_TRUE(second.cacheHit);
+  EXPECT_TRUE(ktest::closeArrays(a->run(t.args)[0], b->run(t.args)[0]));
 }
 
 TEST(CudaCodegen, NvrtcFailureIsAnInternalErrorCarryingTheLog) {

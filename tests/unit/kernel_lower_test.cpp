@@ -305,6 +305,35 @@ TEST(KernelLower, TransposesThatCancelLeaveAFlatKernel) {
   EXPECT_EQ(q.kernels[0].dims.size(), 3u) << kir::printKernels(q);
 }
 
+TEST(KernelLower, LongCumulativeIsABlockedTwoPassScan) {
+  // Note [Blocked scans]: a long axis with few rows is cut into 64 blocks: their totals, a
+  // serial scan of the totals per row, then the blocks' scans, four per parallel index; a
+  // length 64 does not divide gets a one-row tail kernel.
+  auto lowerCum = [](Shape s, int64_t axis) {
+    Builder b;
+    int x = b.param(ty(F32, s));
+    return kir::lower(*b.ret({b.emit1(Op::CumSum, {b.emit1(Op::Exp, {x})}, axesAttr({axis}))}));
+  };
+  kir::Program p = lowerCum({1 << 18}, 0);
+  ASSERT_EQ(p.kernels.size(), 3u) << kir::printKernels(p);
+  EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{64});
+  EXPECT_TRUE(p.kernels[1].dims.empty()) << "one row: the offsets kernel runs once";
+  EXPECT_EQ(p.kernels[2].dims, std::vector<int64_t>{16});
+  EXPECT_EQ(temps(p), 2) << "the result and 64 block totals";
+  EXPECT_EQ(p.buffers.at(p.kernels[0].body.back().buffer).elems, 64);
+  p = lowerCum({3, (1 << 18) + 5}, 1);
+  ASSERT_EQ(p.kernels.size(), 4u) << kir::printKernels(p);
+  EXPECT_EQ(p.kernels[0].dims, (std::vector<int64_t>{64, 3}));
+  EXPECT_EQ(p.kernels[1].dims, std::vector<int64_t>{3});
+  EXPECT_EQ(p.kernels[2].dims, (std::vector<int64_t>{16, 3}));
+  EXPECT_EQ(p.kernels[3].dims, std::vector<int64_t>{3}) << "the tail: one loop per row";
+  // Short axes and many rows keep the one serial loop per row.
+  EXPECT_EQ(lowerCum({4096}, 0).kernels.size(), 1u);
+  p = lowerCum({16, 1 << 18}, 1);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{16});
+}
+
 TEST(KernelLower, PrintingIsStable) {
   FuncPtr f = elementwiseScan(4, 3, false);
   EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));

@@ -3,13 +3,18 @@
 //   # expect: TEXT                  the next line the program prints is TEXT
 //   # expect error[CODE]: MESSAGE   a diagnostic with this code and whole message on THIS line
 //   # backends: interp              (optional) only these backends
-// Programs under examples/ also run on `cuda-emu` (the CUDA backend's generated code compiled for
-// the host) when scn is built with the CUDA toolkit; that backend compiles C++ per function, so
-// the rest of the suite leaves it to the op-by-op tests in cuda_codegen_test.
+// The backends are cpu, interp and, when scn is built with the CUDA toolkit, cuda-emu (the CUDA
+// backend's generated code compiled for the host: Note [Emulation compile time] in
+// jit/cuda/emulation.cpp keeps that to ~0.2 s per compiled function). A program whose output
+// depends on one backend opts out with a `# backends:` line and a comment saying why.
+// With the CUDA toolkit, every program's compiled functions are also compiled to PTX by NVRTC
+// (`--emit=ptx`, the options of the GPU backend, no PTX cache), and each kernel printed by
+// `--emit=cuda` must appear as a PTX entry.
 // When FILE.stderr exists, the whole stderr must equal it (carets, notes, help lines).
 // SCN_UPDATE_GOLDEN=1 rewrites those .stderr files from the actual output, for review.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +30,11 @@ namespace {
 struct Expectations {
   std::vector<std::string> stdoutLines;
   std::vector<std::string> errors;  // "LINE: error[CODE]: message"
+#ifdef SCN_HAVE_CUDA
+  std::vector<std::string> backends = {"cpu", "interp", "cuda-emu"};
+#else
   std::vector<std::string> backends = {"cpu", "interp"};
+#endif
 };
 
 std::string readAll(const fs::path& p) {
@@ -57,7 +66,12 @@ Expectations parseExpectations(const fs::path& file) {
       e.backends.clear();
       std::istringstream bs(line.substr(at + 12));
       std::string b;
-      while (bs >> b) e.backends.push_back(b);
+      while (bs >> b) {
+#ifndef SCN_HAVE_CUDA
+        if (b == "cuda-emu") continue;  // not built
+#endif
+        e.backends.push_back(b);
+      }
     }
   }
   return e;
@@ -68,9 +82,9 @@ struct RunResult {
   std::string out, err;
 };
 
-RunResult runScn(const std::vector<std::string>& args, const fs::path& cwd) {
+RunResult runScn(const std::vector<std::string>& args, const fs::path& cwd, const std::string& env = "") {
   fs::path tmp = fs::temp_directory_path() / ("scn_test_" + std::to_string(getpid()));
-  std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(SCN_BINARY) + "'";
+  std::string cmd = "cd '" + cwd.string() + "' && " + env + " '" + std::string(SCN_BINARY) + "'";
   for (const std::string& a : args) cmd += " '" + a + "'";
   cmd += " > '" + tmp.string() + ".out' 2> '" + tmp.string() + ".err' < /dev/null";
   int status = std::system(cmd.c_str());
@@ -109,11 +123,6 @@ class Program : public ::testing::TestWithParam<std::string> {};
 TEST_P(Program, MeetsItsExpectations) {
   fs::path file = fs::path(SCN_SOURCE_DIR) / GetParam();
   Expectations e = parseExpectations(file);
-#ifdef SCN_HAVE_CUDA
-  if (GetParam().rfind("examples/", 0) == 0 &&
-      std::find(e.backends.begin(), e.backends.end(), "cuda-emu") == e.backends.end())
-    e.backends.push_back("cuda-emu");
-#endif
   for (const std::string& backend : e.backends) {
     SCOPED_TRACE("backend " + backend);
     // Run from the file's directory with a relative name, so messages say "name.scn:L:C".
@@ -143,6 +152,47 @@ TEST_P(Program, MeetsItsExpectations) {
     }
   }
 }
+
+#ifdef SCN_HAVE_CUDA
+/// The names of `marker NAME(` occurrences in text, sorted.
+std::vector<std::string> namesAfter(const std::string& text, const std::string& marker) {
+  std::vector<std::string> names;
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    size_t start = at + marker.size(), end = text.find('(', start);
+    if (end != std::string::npos) names.push_back(text.substr(start, end - start));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+size_t countOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_P(Program, KernelsCompileToPtx) {
+  fs::path file = fs::path(SCN_SOURCE_DIR) / GetParam();
+  Expectations e = parseExpectations(file);
+  // The program runs on the interpreter (or the cpu when it opts out of the interpreter) while
+  // every function it compiles is printed as CUDA C++, or compiled to PTX by NVRTC.
+  std::string runner =
+      std::find(e.backends.begin(), e.backends.end(), "interp") != e.backends.end() ? "interp" : "cpu";
+  RunResult cu = runScn({"--backend=" + runner, "--emit=cuda", file.filename().string()}, file.parent_path());
+  RunResult ptx = runScn({"--backend=" + runner, "--emit=ptx", file.filename().string()},
+                         file.parent_path(), "SCN_NO_CACHE=1");
+  int wantExit = e.errors.empty() ? 0 : 1;
+  EXPECT_EQ(cu.exitCode, wantExit) << cu.err;
+  EXPECT_EQ(ptx.exitCode, wantExit) << ptx.err;
+  // A function that fails to print or to compile is a diagnostic on stdout, in place of its code.
+  EXPECT_EQ(countOf(cu.out, "error["), 0u) << cu.out;
+  EXPECT_EQ(countOf(ptx.out, "error["), 0u) << ptx.out;
+  size_t modules = countOf(cu.out, "// ---- scn CUDA prelude");
+  EXPECT_EQ(countOf(ptx.out, "// Generated by NVIDIA NVVM Compiler"), modules);
+  EXPECT_EQ(namesAfter(ptx.out, ".entry "), namesAfter(cu.out, "extern \"C\" __global__ void "));
+  RecordProperty("ptx_modules", static_cast<int>(modules));
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Scn, Program, ::testing::ValuesIn(programFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
