@@ -7,10 +7,15 @@
 // sanitizer report; SCN_ERROR_INTERNAL; a failed call on a live context whose diagnostic went
 // nowhere (no callback and an empty scn_last_error).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -59,6 +64,61 @@ struct Inputs {
   std::vector<std::vector<int64_t>> shapes, strides;
   std::vector<std::vector<unsigned char>> buffers;
 };
+
+/// Interrupts a call that has run for more than kCallSeconds with scn_interrupt, as a host
+/// would: a legitimate program may run for years (`running` over a (2**63 - 1, 0) array is a
+/// scan of 2**63 - 1 empty steps). Only a call that ignores the interrupt is a finding, and
+/// libFuzzer's -timeout catches that.
+class Watchdog {
+ public:
+  static constexpr double kCallSeconds = 3;
+  Watchdog() : thread_([this] { watch(); }) {}
+  ~Watchdog() {
+    stop_ = true;
+    thread_.join();
+  }
+  void begin(scn_context* ctx) {
+    std::lock_guard<std::mutex> lock(m_);
+    ctx_ = ctx;
+    start_ = std::chrono::steady_clock::now();
+  }
+  void end() {
+    std::lock_guard<std::mutex> lock(m_);
+    ctx_ = nullptr;
+  }
+
+ private:
+  void watch() {
+    while (!stop_) {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        if (ctx_ && std::chrono::steady_clock::now() - start_ > std::chrono::duration<double>(kCallSeconds))
+          scn_interrupt(ctx_);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  std::mutex m_;
+  scn_context* ctx_ = nullptr;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+/// SCN_FUZZ_PRINT=1: each call's inputs (dtype, shape, byte strides) on stderr, to read a
+/// reproducer.
+void printCall(const scn_function* f, const scn_array* inputs, size_t n) {
+  std::fprintf(stderr, "call %p:", static_cast<const void*>(f));
+  for (size_t i = 0; i < n; ++i) {
+    const scn_array& a = inputs[i];
+    std::fprintf(stderr, " dtype=%d shape=(", static_cast<int>(a.dtype));
+    for (size_t d = 0; a.shape && d < a.rank; ++d) std::fprintf(stderr, "%lld,", static_cast<long long>(a.shape[d]));
+    std::fprintf(stderr, ") strides=(");
+    for (size_t d = 0; a.strides && d < a.rank; ++d) std::fprintf(stderr, "%lld,", static_cast<long long>(a.strides[d]));
+    std::fprintf(stderr, ")");
+  }
+  std::fprintf(stderr, "\n");
+}
 
 int64_t pickDim(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange<int>(0, 15)) {
@@ -197,6 +257,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (s == SCN_OK && !nullOut) {
           if (!f) scn::fuzz::finding("scn_function_get succeeded with a null function");
           fns.push_back(f);
+          if (scn::fuzz::envFlag("SCN_FUZZ_PRINT")) std::fprintf(stderr, "get %s: %p\n", name, static_cast<void*>(f));
         }
         break;
       }
@@ -217,7 +278,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         scn_array* outs = reinterpret_cast<scn_array*>(uintptr_t{0x1});  // must be overwritten
         size_t nout = 12345;
         int nullKind = in.ConsumeIntegralInRange<int>(0, 40);
+        static const bool print = scn::fuzz::envFlag("SCN_FUZZ_PRINT");
+        if (print && inputs) printCall(f, inputs, n);
+        static Watchdog watchdog;
+        watchdog.begin(ctxAlive ? ctx : nullptr);  // a function of a freed context has none to interrupt
         scn_status s = scn_call(f, inputs, n, nullKind == 0 ? nullptr : &outs, nullKind == 1 ? nullptr : &nout);
+        watchdog.end();
         checkReported(s, "scn_call", before, f != nullptr);
         if (s == SCN_OK && nullKind > 1) {
           if (nout > 0 && !outs) scn::fuzz::finding("scn_call returned results in a null array");
