@@ -61,15 +61,13 @@ std::shared_ptr<Buffer> allocTemp(size_t bytes) {
   });
 }
 
-/// The entry of a compiled program: emitModule's void(bufs, ctx, interrupt).
-using EntryFn = void (*)(void**, RuntimeCtx*, const std::atomic<int32_t>*);
 static_assert(sizeof(std::atomic<int32_t>) == 4 && std::atomic<int32_t>::is_always_lock_free,
               "compiled code loads the interrupt flag as an i32");
 
 /// Native code for one kernel program, shared by every executable with the same kernel IR.
 struct Compiled {
   std::shared_ptr<JitSession> jit;  // keeps the code alive
-  EntryFn fn = nullptr;
+  MainFn fn = nullptr;
 };
 
 /// The flag of executables nobody can interrupt (a constant, not state).
@@ -204,7 +202,7 @@ class CpuBackend : public Backend {
     if (objects_) m->setModuleIdentifier(objectKey(*m, jit_->targetMachine(), opt_));
     auto code = std::make_shared<Compiled>();
     code->jit = jit_;
-    code->fn = reinterpret_cast<EntryFn>(jit_->add(std::move(m), std::move(ctx), mainName));
+    code->fn = reinterpret_cast<MainFn>(jit_->add(std::move(m), std::move(ctx), mainName));
     if (stats) {
       stats->codegenMs = msSince(t1);
       stats->cacheHit = objects_ && objects_->hits() > hitsBefore;

@@ -49,8 +49,9 @@ struct RuntimeCtx {
 
 /// A kernel entry point: kernel(bufs, hostVars, begin, end) over dims[0] in [begin, end).
 using KernelFn = void (*)(void**, int64_t*, int64_t, int64_t);
-/// The entry of a compiled program.
-using MainFn = void (*)(void**, RuntimeCtx*);
+/// The entry of a compiled program: (slot table, runtime context, interrupt flag or null);
+/// it returns early when the flag is set (Note [Interrupting compiled code]).
+using MainFn = void (*)(void**, RuntimeCtx*, const std::atomic<int32_t>*);
 
 }  // namespace scn::cpu
 
