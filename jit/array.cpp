@@ -31,10 +31,16 @@ std::string typeText(DType dtype, const Shape& shape) {
 // ---- shapes ----
 
 int64_t numElements(const Shape& shape) {
-  int64_t n = 1;
+  // An empty array is valid whatever its other dims: the answer must not depend on their order.
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) fail("E0402", Span{}, "invalid shape " + shapeString(shape) + ": negative dimension");
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+    empty = empty || d == 0;
+  }
+  if (empty) return 0;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (n > std::numeric_limits<int64_t>::max() / d)
       fail("E0402", Span{}, "shape " + shapeString(shape) + " has too many elements",
            "the number of elements must fit in a signed 64-bit integer");
     n *= d;
@@ -211,7 +217,9 @@ void formatAxis(const Array& a, size_t axis, int64_t offset, const std::vector<i
 }  // namespace
 
 std::string formatArray(const Array& a) {
-  std::vector<int64_t> strides(a.shape.size(), 1);
+  // Row-major element strides. An empty array has no element to reach, and its other dims may
+  // be huge (2 * (2**63 - 1) would overflow), so its strides stay 0.
+  std::vector<int64_t> strides(a.shape.size(), a.size() > 0 ? 1 : 0);
   for (size_t i = a.shape.size(); i-- > 1;) strides[i - 1] = strides[i] * a.shape[i];
   std::string out;
   // Summarise large arrays, and also long axes of empty ones (2**40 empty rows would otherwise
