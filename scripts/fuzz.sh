@@ -6,7 +6,10 @@
 # default 2), SCN_FUZZ_TIMEOUT (seconds one input may take, default 60: the seed
 # corpus holds legitimately slow programs, e.g. the E0105 test traces 200,000 operations, ~26 s
 # under ASan on a loaded machine), SCN_FUZZ_RSS_MB
-# (default 3072), and the generator switches of docs/hardening.md (SCN_FUZZ_SAFE_DIV, ...).
+# (default 3072), SCN_FUZZ_SEED (libFuzzer's -seed) and SCN_FUZZ_RUNS ("parse=12000 tracer=500":
+# stop a target after that many inputs; with a seed, the run is repeatable, which is how CI uses
+# it; SECONDS_PER_TARGET then only caps a slow machine), and the generator switches of
+# docs/hardening.md (SCN_FUZZ_SAFE_DIV, ...).
 # Corpora grow in BUILD/corpus/<target>; a crash, hang or leak leaves its input in
 # BUILD/artifacts/<target>/ and makes the script exit 1 after the other targets ran. Reproduce
 # one with: BUILD/fuzz_<target> BUILD/artifacts/<target>/crash-...
@@ -40,11 +43,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$build/artifacts/$t"
   args=(-max_total_time="$seconds" -timeout="${SCN_FUZZ_TIMEOUT:-60}" -rss_limit_mb="${SCN_FUZZ_RSS_MB:-3072}"
         -artifact_prefix="$build/artifacts/$t/" -print_final_stats=1)
+  [ -n "${SCN_FUZZ_SEED:-}" ] && args+=(-seed="$SCN_FUZZ_SEED")
+  for r in ${SCN_FUZZ_RUNS:-}; do
+    [ "${r%%=*}" = "$t" ] && args+=(-runs="${r#*=}")
+  done
   case "$t" in
     parse|session) args+=(-dict=tests/fuzz/scn.dict -max_len=2048) ;;
     tracer|capi) args+=(-max_len=1024) ;;
   esac
-  echo "== fuzz_$t: ${seconds}s"
+  echo "== fuzz_$t: ${args[*]}"
   "$build/fuzz_$t" "${args[@]}" "$build/corpus/$t" 2>&1 | tee "$build/fuzz_$t.log" | grep -E '^(#[0-9]+ +DONE|==[0-9]+==ERROR|SUMMARY|==== scn fuzz finding|stat::number_of_executed_units|.*Test unit written)' 
   rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
