@@ -13,6 +13,10 @@ n=0
 while IFS= read -r -d '' f; do
   name="seed_$(printf '%s' "${f#$root/}" | tr '/.' '__')"
   cp "$f" "$out/parse/$name"
+  # Programs that run into the unroll budget trace 200,000 operations first: ~5 s natively, up
+  # to 80 s under ASan on a loaded machine, past the fuzzers' per-input timeout. Parsing them is
+  # quick; the session target does without them.
+  grep -q 'error\[E0105\]' "$f" && { n=$((n + 1)); continue; }
   # The session target skips inputs over 2 KiB: cut big programs at a line boundary.
   if [ "$(wc -c < "$f")" -le 2048 ]; then cp "$f" "$out/session/$name"
   else head -c 2048 "$f" | sed '$d' > "$out/session/$name"; fi
