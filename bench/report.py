@@ -83,7 +83,7 @@ def main():
     worst_order, behind, small_l = 1.0, [], []
     bw_rows = []
     for size, c in cells.items():
-        if len(c) == 2:
+        if "scan(vmap)" in c and "vmap(scan)" in c:
             a, b = c["scan(vmap)"]["ms"], c["vmap(scan)"]["ms"]
             worst_order = max(worst_order, max(a, b) / min(a, b))
         elems = 1

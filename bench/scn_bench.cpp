@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/harness.hpp"
+#include "jit/cpu/host_blocks.hpp"
 #include "lang/session.hpp"
 
 using namespace scn;
@@ -102,6 +103,22 @@ Variant prepare(Session& s, const std::string& fnName, const std::vector<Value>&
                  peak};
 }
 
+/// v with its large blocks fresh from the system rather than recycled (Note [Recycled blocks]):
+/// what each call would pay without the recycler. The result is dropped after recycling is back
+/// on, so the next variant finds a recycled block as usual.
+Variant withFreshBlocks(Session& s, const std::string& fnName, const std::vector<Value>& args, Variant v) {
+  v.r.variant += " fresh blocks";
+  Value fn = global(s, fnName);
+  Session* sp = &s;
+  v.call = [sp, fn, args] {
+    cpu::setRecycleLimit(0);
+    Value result = callFn(*sp, fn, args);
+    cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
+    sp->records().clear();
+  };
+  return v;
+}
+
 /// A hand-written baseline as a variant.
 Variant plain(Record r, std::function<void()> f) { return Variant{std::move(r), std::move(f), false}; }
 
@@ -184,6 +201,7 @@ void w2(Session& s, const Options& o) {
         std::vector<Variant> vs;
         for (auto [fn, variant] : {std::pair{"scan_vmap_f", "scan(vmap)"}, {"vmap_scan_f", "vmap(scan)"}})
           vs.push_back(prepare(s, fn, {xs}, rec("scn", "W2", variant, size)));
+        if (int64_t(b1) * b2 * len >= 10000000) vs.push_back(withFreshBlocks(s, "scan_vmap_f", {xs}, vs[0]));
         runGroup(std::move(vs), o, 0.3);
         global(s, "bench_w2_xs", "0");  // free the input
       }

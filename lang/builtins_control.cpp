@@ -16,7 +16,7 @@ struct Flat {
 Flat flat(const Value& v, Span span, const char* what) {
   Flat f;
   Evaluator::flatten(v, f.leaves, f.def, span, what);
-  for (AVal& l : f.leaves) l = defaultize(l);
+  for (AVal& l : f.leaves) l = defaultize(l, span);
   return f;
 }
 
@@ -279,8 +279,80 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
   return rebuild(tt.outTree, outs, pos);
 }
 
-// associative_scan(f, x, axis=0, reverse=false): inclusive scan with an associative f, in
-// ceil(log2 n) rounds of f over shifted slices (Hillis-Steele), so it parallelises.
+// associative_scan(f, x, axis=0, reverse=false): inclusive scan with an associative f.
+//
+// Note [Odd-even associative scan]
+// The scan is traced as array ops over the whole axis, so every call of f is one parallel
+// elementwise kernel; the recursion is the work-efficient odd-even form (as jax.lax's):
+//   pairs  = f(x[0:n-1:2], x[1::2])          the n/2 sums of adjacent pairs
+//   odd    = scan(pairs)                      the prefixes at positions 1, 3, 5, ...
+//   even   = x[0] ++ f(odd, x[2::2])          the prefixes at positions 2, 4, ... from them
+//   result = interleave(even, odd)
+// f is applied to about 2n elements in all over 2 log2(n) rounds (Hillis-Steele, the earlier
+// form: n log2(n) elements in log2(n) rounds). f's left operand always comes from earlier
+// positions, so f need not commute.
+class AssociativeScan {
+ public:
+  AssociativeScan(Evaluator& ev, const Value& f, int64_t axis, DType dtype, Span fSpan, Span span)
+      : ev_(ev), f_(f), axis_(axis), dtype_(dtype), fSpan_(fSpan), span_(span) {}
+
+  AVal scan(const AVal& x) {
+    int64_t n = len(x);
+    if (n < 2) return x;
+    AVal odd = scan(combine(part(x, 0, n - 1, 2), part(x, 1, n, 2)));
+    AVal rest = part(x, 2, n, 2);  // positions 2, 4, ...: one fewer than odd when n is even
+    AVal evenTail = combine(len(rest) < len(odd) ? part(odd, 0, len(odd) - 1) : odd, rest);
+    AVal even = ev_.ops().concat({part(x, 0, 1), evenTail}, axis_, span_);
+    return interleave(even, odd);
+  }
+
+ private:
+  int64_t len(const AVal& v) const { return v.type.shape[axis_]; }
+
+  AVal part(const AVal& v, int64_t lo, int64_t hi, int64_t step = 1) {
+    size_t rank = v.type.shape.size();
+    std::vector<int64_t> st(rank, 0), li = v.type.shape, sd(rank, 1);
+    st[axis_] = lo;
+    li[axis_] = std::max(lo, hi);
+    sd[axis_] = step;
+    return ev_.ops().slice(v, st, li, sd, span_);
+  }
+
+  /// f(a, b) for slices of equal shape; f must keep the shape (E0237).
+  AVal combine(const AVal& a, const AVal& b) {
+    if (len(a) == 0) return a;
+    CallArgs args;
+    args.pos = {Value::ofArray(a), Value::ofArray(b)};
+    args.posSpans = {fSpan_, fSpan_};
+    args.span = fSpan_;
+    AVal r = toArray(ev_.call(f_, args), fSpan_, "associative_scan's function result");
+    if (r.type.shape != b.type.shape)
+      fail("E0237", fSpan_, "associative_scan's function must return the shape of its inputs " +
+                                shapeString(b.type.shape) + ", got " + shapeString(r.type.shape));
+    return ev_.ops().convert(r, dtype_, span_);
+  }
+
+  /// even[0], odd[0], even[1], odd[1], ... (even has as many elements as odd, or one more).
+  AVal interleave(const AVal& even, const AVal& odd) {
+    int64_t m = len(odd);
+    AVal evenHead = len(even) == m ? even : part(even, 0, m);
+    AVal pairs = ev_.ops().concat({ev_.ops().expandDims(evenHead, axis_ + 1, span_),
+                                   ev_.ops().expandDims(odd, axis_ + 1, span_)},
+                                  axis_ + 1, span_);
+    Shape merged = even.type.shape;
+    merged[axis_] = 2 * m;
+    AVal out = ev_.ops().reshape(pairs, merged, span_);
+    if (len(even) == m) return out;
+    return ev_.ops().concat({out, part(even, m, m + 1)}, axis_, span_);
+  }
+
+  Evaluator& ev_;
+  const Value& f_;
+  int64_t axis_;
+  DType dtype_;
+  Span fSpan_, span_;
+};
+
 Value associativeScan(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "associative_scan", {"f", "x", "axis=", "reverse="});
   const Value& f = a.callable(0);
@@ -294,27 +366,8 @@ Value associativeScan(Evaluator& ev, CallArgs& c) {
     return ev.tracer().apply1(Op::Reverse, {v}, at, c.span);
   };
   if (reverse) x = flipIt(x);
-  int64_t n = x.type.shape[axis];
-  size_t rank = x.type.shape.size();
-  auto part = [&](const AVal& v, int64_t lo, int64_t hi) {
-    std::vector<int64_t> st(rank, 0), li = v.type.shape, sd(rank, 1);
-    st[axis] = lo;
-    li[axis] = hi;
-    return ev.ops().slice(v, st, li, sd, c.span);
-  };
-  for (int64_t d = 1; d < n; d *= 2) {
-    CallArgs args;
-    args.pos = {arr(part(x, 0, n - d)), arr(part(x, d, n))};
-    args.posSpans = {a.span(0), a.span(0)};
-    args.span = a.span(0);
-    Value r = ev.call(f, args);
-    AVal combined = toArray(r, a.span(0), "associative_scan's function result");
-    if (combined.type.shape != args.pos[1].array->type.shape)
-      fail("E0237", a.span(0), "associative_scan's function must return the shape of its inputs " +
-                                   shapeString(args.pos[1].array->type.shape) + ", got " + shapeString(combined.type.shape));
-    x = ev.ops().concat({part(x, 0, d), ev.ops().convert(combined, x.type.dtype, c.span)}, axis, c.span);
-  }
-  return arr(reverse ? flipIt(x) : x);
+  AVal r = AssociativeScan(ev, f, axis, x.type.dtype, a.span(0), c.span).scan(x);
+  return arr(reverse ? flipIt(r) : r);
 }
 
 // vmap(f, in_axes=0, out_axes=0, axis_size=None)
@@ -371,7 +424,7 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   Value argsTuple = Value::ofTuple(c.pos);
   Flat in;
   Evaluator::flatten(argsTuple, in.leaves, in.def, c.span, "vmap argument");
-  for (AVal& l : in.leaves) l = defaultize(l);
+  for (AVal& l : in.leaves) l = defaultize(l, c.span);
   Value spec = v.inAxes;
   if (!spec.isTuple()) spec = Value::ofTuple(std::vector<Value>(c.pos.size(), spec));
   if (spec.elems->size() != c.pos.size())

@@ -9,14 +9,13 @@
 #include <thread>
 #include <unordered_map>
 
-#include <sys/mman.h>
-
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "jit/cpu/host_blocks.hpp"
 #include "jit/cpu/llvm_emit.hpp"
 #include "jit/cpu/object_cache.hpp"
 #include "jit/cpu/runtime.hpp"
@@ -38,27 +37,6 @@ kir::LowerOptions cpuLowerOptions() {
 }
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-// Note [Huge-page temporaries]
-// Every run allocates its temporaries and results afresh (results escape to the caller), and on
-// Linux a large block is a fresh mmap whose first touch faults every 4 KiB page: on the 2-core VM
-// this was ~5 us a page, 60% of W2's time at 10^7 elements and half of W3's. Blocks of 4 MiB
-// and more are therefore 2 MiB-aligned and marked MADV_HUGEPAGE, so the kernel backs them with
-// 2 MiB pages (measured: first touch of 40 MiB 26 ms -> 3.5 ms). The memory is wrapped in a
-// borrowing Buffer whose owner frees it, so arrays that keep a result keep it alive as usual.
-constexpr size_t kHugePage = size_t(2) << 20;
-
-std::shared_ptr<Buffer> allocTemp(size_t bytes) {
-  if (bytes < 2 * kHugePage) return std::make_shared<Buffer>(bytes);
-  size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = std::aligned_alloc(kHugePage, rounded);
-  if (!p) fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
-  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP it is a normal mapping
-  return std::shared_ptr<Buffer>(new Buffer(Buffer::Borrow{}, p, bytes), [p](Buffer* b) {
-    delete b;
-    std::free(p);
-  });
 }
 
 static_assert(sizeof(std::atomic<int32_t>) == 4 && std::atomic<int32_t>::is_always_lock_free,
@@ -97,7 +75,7 @@ class CpuExecutable : public Executable {
         case kir::BufferKind::Param: owners[i] = args.at(b.index).buffer; break;
         case kir::BufferKind::Const: owners[i] = prog_.consts.at(b.index).buffer; break;
         case kir::BufferKind::Temp:
-          owners[i] = allocTemp(b.bytes());
+          owners[i] = allocateRunBuffer(b.bytes());
           tempBytes += b.bytes();
           break;
       }

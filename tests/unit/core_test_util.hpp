@@ -40,6 +40,17 @@ struct Builder {
     return out.empty() ? -1 : out[0];
   }
 
+  /// A scalar constant broadcast to `shape`.
+  int constant(DType t, double v, Shape shape = {}) {
+    Attrs a;
+    a.value = std::make_shared<Array>(Array::scalar(t, v));
+    int c = emit1(Op::Constant, {}, a);
+    if (shape.empty()) return c;
+    Attrs b;
+    b.shape = shape;
+    return emit1(Op::BroadcastInDim, {c}, b);
+  }
+
   FuncPtr ret(std::vector<int> results) {
     f->results = std::move(results);
     return f;

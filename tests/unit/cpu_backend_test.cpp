@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "jit/cpu/cpu_backend.hpp"
+#include "jit/cpu/host_blocks.hpp"
 #include "kernel_test_util.hpp"
 
 namespace scn {
@@ -380,26 +381,13 @@ TEST(CpuBackend, ScanCarriesAreNotCopiedPerIteration) {
 TEST(CpuBackend, PeeledScanReadsItsParameterInPlaceAndLeavesItAlone) {
   // W1 in small: x = sqrt(x @ x) as a scan over a parameter; the first iteration reads the
   // parameter's own buffer (no copy) and must not write it.
-  Builder body("step");
-  int c = body.param(ty(F32, {3, 8, 8}));
-  Attrs d;
-  d.lhsContract = {2};
-  d.rhsContract = {1};
-  d.lhsBatch = {0};
-  d.rhsBatch = {0};
-  body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
   for (int64_t reps : {1, 2, 5}) {
-    Builder b("mat_scan");
-    int x = b.param(ty(F32, {3, 8, 8}));
-    Attrs a;
-    a.length = reps;
-    a.numCarry = 1;
     Array in = randomArray(F32, {3, 8, 8}, 21, false);
     for (int64_t i = 0; i < in.size(); ++i) in.setDouble(i, std::fabs(in.getDouble(i)) * 0.1);
     Array before = randomArray(F32, {3, 8, 8}, 21, false);
     for (int64_t i = 0; i < in.size(); ++i) before.setDouble(i, in.getDouble(i));
     RunStats stats;
-    check({"mat_scan", b.ret(b.emit(Op::Scan, {x}, a, {body.f})), {in}}, &stats);
+    check({"mat_scan", ktest::matmulSqrtScan(F32, 3, 8, reps), {in}}, &stats);
     EXPECT_EQ(stats.copiedBytes, 0u) << reps;
     EXPECT_TRUE(closeArrays(in, before)) << "the parameter was overwritten";
   }
@@ -447,6 +435,57 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
   a.rhsContract = {0};
   check({"big_matmul", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
          {randomArray(F64, {128, 96}, 12, false), randomArray(F64, {96, 160}, 13, false)}});
+}
+
+TEST(CpuBackend, LargeBlocksAreRecycledWithinTheLimit) {
+  // Note [Recycled blocks]: a freed block of 4 MiB or more goes to the next request of its
+  // rounded size; small buffers, blocks over half the limit and blocks past the limit do not.
+  const size_t mib = size_t(1) << 20;
+  cpu::setRecycleLimit(64 * mib);
+  void* first = cpu::allocateRunBuffer(5 * mib)->data();  // rounded to 6 MiB, then freed
+  EXPECT_EQ(cpu::recycledBytes(), 6 * mib);
+  auto again = cpu::allocateRunBuffer(6 * mib);
+  EXPECT_EQ(again->data(), first) << "the same rounded size takes the freed block";
+  EXPECT_EQ(again->bytes(), 6 * mib);
+  EXPECT_EQ(cpu::recycledBytes(), 0u);
+  auto other = cpu::allocateRunBuffer(8 * mib);
+  EXPECT_NE(other->data(), first);
+  again.reset();
+  other.reset();
+  EXPECT_EQ(cpu::recycledBytes(), 14 * mib);
+  cpu::allocateRunBuffer(40 * mib).reset();  // over half the limit: freed at once
+  EXPECT_EQ(cpu::recycledBytes(), 14 * mib);
+  std::vector<std::shared_ptr<Buffer>> many;
+  for (int i = 0; i < 8; ++i) many.push_back(cpu::allocateRunBuffer(10 * mib));
+  many.clear();  // 14 + 80 MiB > 64 MiB: the oldest blocks are freed first
+  EXPECT_LE(cpu::recycledBytes(), 64 * mib);
+  EXPECT_GE(cpu::recycledBytes(), 60 * mib);
+  cpu::allocateRunBuffer(1 * mib).reset();  // small: a plain heap buffer
+  EXPECT_LE(cpu::recycledBytes(), 64 * mib);
+  cpu::setRecycleLimit(0);
+  EXPECT_EQ(cpu::recycledBytes(), 0u);
+  cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
+}
+
+TEST(CpuBackend, ARepeatedCallReusesTheResultBlockItDropped) {
+  // sin(x * x + 1) over 2^21 f32 (8 MiB): the second call's result lands in the first call's
+  // block once that result is dropped, and while it is alive it gets a block of its own.
+  Builder b("w2");
+  int x = b.param(ty(F32, {1 << 21}));
+  int one = b.constant(F32, 1.0, {1 << 21});
+  FuncPtr f = b.ret({b.emit1(Op::Sin, {b.emit1(Op::Add, {b.emit1(Op::Mul, {x, x}), one})})});
+  std::unique_ptr<Executable> exe = backend().compile(f);
+  std::vector<Array> args = {randomArray(F32, {1 << 21}, 31, false)};
+  std::vector<Array> want = interpret(*f, args);
+  std::vector<Array> r1 = exe->run(args, nullptr);
+  const void* block = r1[0].buffer->data();
+  std::vector<Array> r2 = exe->run(args, nullptr);
+  EXPECT_NE(r2[0].buffer->data(), block) << "r1 is alive";
+  EXPECT_TRUE(closeArrays(r2[0], want[0]));
+  r1.clear();
+  std::vector<Array> r3 = exe->run(args, nullptr);
+  EXPECT_EQ(r3[0].buffer->data(), block);
+  EXPECT_TRUE(closeArrays(r3[0], want[0]));
 }
 
 TEST(CpuBackend, LongCumulativeOpsMatchTheSerialScan) {

@@ -164,23 +164,7 @@ TEST(KernelLower, MatmulIsAGemmCallAndIntegerMatmulIsLoops) {
   }
 }
 
-/// W1's step: x = sqrt(x @ x) on (b, n, n), `reps` times, as a scan over a parameter init.
-FuncPtr matmulScan(DType t, int64_t b, int64_t n, int64_t reps) {
-  Builder body("step");
-  int c = body.param(ty(t, {b, n, n}));
-  Attrs d;
-  d.lhsContract = {2};
-  d.rhsContract = {1};
-  d.lhsBatch = {0};
-  d.rhsBatch = {0};
-  body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
-  Builder f("mat_scan");
-  int x = f.param(ty(t, {b, n, n}));
-  Attrs a;
-  a.length = reps;
-  a.numCarry = 1;
-  return f.ret(f.emit(Op::Scan, {x}, a, {body.f}));
-}
+FuncPtr matmulScan(DType t, int64_t b, int64_t n, int64_t reps) { return ktest::matmulSqrtScan(t, b, n, reps); }
 
 /// Whether some kernel stores into a buffer it also reads at the same index (in place).
 bool hasInPlaceKernel(const kir::Program& p) {

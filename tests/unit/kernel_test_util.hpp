@@ -1,5 +1,5 @@
-// Helpers for the kernel-lowering and CPU JIT tests: build IR by hand, make deterministic
-// inputs, compare a backend's results with the reference interpreter.
+// Helpers for the kernel-lowering and backend tests: the core tests' Builder, W1's scan,
+// deterministic inputs, and comparing a backend's results with the reference interpreter.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,53 +12,31 @@
 #include "jit/backend.hpp"
 #include "jit/ir.hpp"
 #include "lang/diagnostics.hpp"
+#include "core_test_util.hpp"
 
 namespace scn::ktest {
 
-/// Builds a Func eqn by eqn; each emit runs the shape rule, so a built function is well typed.
-struct Builder {
-  FuncPtr f = std::make_shared<Func>();
-  explicit Builder(std::string name = "f") { f->name = std::move(name); }
-  int param(Type t) {
-    int v = f->newVar(std::move(t));
-    f->params.push_back(v);
-    return v;
-  }
-  std::vector<int> emit(Op op, std::vector<int> in, Attrs attrs = {}, std::vector<FuncPtr> subs = {}) {
-    std::vector<Type> types;
-    for (int v : in) types.push_back(f->type(v));
-    InferResult r = inferTypes(op, types, attrs, subs);
-    EXPECT_TRUE(r.ok()) << opName(op) << ": " << r.error;
-    Eqn e{op, std::move(in), {}, std::move(attrs), std::move(subs), Span{}};
-    for (const Type& t : r.types) e.outputs.push_back(f->newVar(t));
-    f->eqns.push_back(e);
-    return e.outputs;
-  }
-  int emit1(Op op, std::vector<int> in, Attrs attrs = {}, std::vector<FuncPtr> subs = {}) {
-    return emit(op, std::move(in), std::move(attrs), std::move(subs)).at(0);
-  }
-  /// A scalar constant broadcast to `shape`.
-  int constant(DType t, double v, Shape shape = {}) {
-    Attrs a;
-    a.value = std::make_shared<Array>(Array::scalar(t, v));
-    int c = emit1(Op::Constant, {}, a);
-    if (shape.empty()) return c;
-    Attrs b;
-    b.shape = shape;
-    return emit1(Op::BroadcastInDim, {c}, b);
-  }
-  FuncPtr ret(std::vector<int> results) {
-    f->results = std::move(results);
-    return f;
-  }
-};
+using test::axesAttr;
+using test::Builder;
+using test::ty;
 
-inline Type ty(DType d, Shape s = {}) { return Type{d, std::move(s)}; }
-
-inline Attrs axesAttr(std::vector<int64_t> axes) {
+/// W1's scan: x = sqrt(x @ x) on (b, n, n), `reps` times, as a scan over a parameter init
+/// (a batched GEMM and an elementwise op in the body).
+inline FuncPtr matmulSqrtScan(DType t, int64_t b, int64_t n, int64_t reps, std::string name = "mat_scan") {
+  Builder body("step");
+  int c = body.param(ty(t, {b, n, n}));
+  Attrs d;
+  d.lhsContract = {2};
+  d.rhsContract = {1};
+  d.lhsBatch = {0};
+  d.rhsBatch = {0};
+  body.ret({body.emit1(Op::Sqrt, {body.emit1(Op::DotGeneral, {c, c}, d)})});
+  Builder f(std::move(name));
+  int x = f.param(ty(t, {b, n, n}));
   Attrs a;
-  a.axes = std::move(axes);
-  return a;
+  a.length = reps;
+  a.numCarry = 1;
+  return f.ret(f.emit(Op::Scan, {x}, a, {body.f}));
 }
 
 /// Deterministic inputs for dtype t: small values around 0 with the interesting ones mixed in
