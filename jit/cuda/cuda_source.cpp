@@ -208,6 +208,13 @@ struct Uses {
     if (e->kind == kir::ExprKind::HostVar) hostVars.insert(e->id);
     for (const kir::ExprP& a : e->args) expr(a);
   }
+  void kernel(const kir::Kernel& k) {
+    stmts(k.body);
+    if (k.scan) {
+      stmts(k.scan->store);
+      written.insert(k.scan->status);
+    }
+  }
   void stmts(const std::vector<kir::Stmt>& body) {
     for (const kir::Stmt& s : body) {
       switch (s.kind) {
@@ -254,15 +261,62 @@ void printStmts(std::ostream& os, const std::vector<kir::Stmt>& body, int ind) {
   }
 }
 
+/// Declarations of the parallel indices i0..i<r-1> of a row-major decomposition of `flat` over
+/// dims[0..r-1] (i0 the slowest).
+void printDecomposition(std::ostream& os, const std::vector<int64_t>& dims, size_t r,
+                        const std::string& flat, int ind) {
+  std::string rest = flat;
+  for (size_t d = r; d-- > 0;) {
+    indent(os, ind);
+    if (d == 0) {
+      os << "const i64 i0 = " << rest << ";\n";
+    } else {
+      os << "const i64 i" << d << " = " << rest << " % " << dims[d] << "LL;\n";
+      std::string q = "q" + std::to_string(d);
+      indent(os, ind);
+      os << "const i64 " << q << " = " << rest << " / " << dims[d] << "LL;\n";
+      rest = q;
+    }
+  }
+}
+
+/// The body of a single-pass scan kernel (Note [Single-pass scans] in lower_ops.cpp): the element
+/// and the store as lambdas of (row, position), and a call of the prelude's scn_tile_scan.
+void printTileScan(std::ostream& os, const kir::Kernel& k) {
+  const kir::TileScan& s = *k.scan;
+  const size_t r = k.dims.size() - 1;  // the scanned axis is the last dim
+  const char* T = cudaTypeName(k.locals.at(s.prefix));
+  int64_t rows = 1;
+  for (size_t d = 0; d < r; ++d) rows *= k.dims[d];
+  os << "  auto value = [&](const i64 row, const i64 i" << r << ") -> " << T << " {\n";
+  printDecomposition(os, k.dims, r, "row", 2);
+  for (size_t l = 0; l < k.locals.size(); ++l)
+    if (static_cast<int>(l) != s.prefix) os << "    " << cudaTypeName(k.locals[l]) << " l" << l << ";\n";
+  printStmts(os, k.body, 2);
+  os << "    return l" << s.value << ";\n  };\n";
+  os << "  auto store = [&](const i64 row, const i64 i" << r << ", const " << T << " l" << s.prefix
+     << ") {\n";
+  printDecomposition(os, k.dims, r, "row", 2);
+  printStmts(os, s.store, 2);
+  os << "  };\n";
+  os << "  auto comb = [](const " << T << " a, const " << T << " b) { return scn_" << opInfo(s.comb).name
+     << "(a, b); };\n";
+  os << "  scn_tile_scan<" << T << ", " << s.items << ">(value, store, comb, ";
+  printExpr(os, s.identity);
+  os << ", " << rows << "LL, " << k.dims.back() << "LL, b" << s.status << ");\n";
+}
+
 void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, KernelSig& sig,
                  int whileActive) {
   Uses u;
-  u.stmts(k.body);
+  u.kernel(k);
   std::set<int> all = u.read;
   all.insert(u.written.begin(), u.written.end());
   sig.buffers.assign(all.begin(), all.end());
   sig.hostVars.assign(u.hostVars.begin(), u.hostVars.end());
-  sig.points = k.points();
+  // A single-pass scan launches one block per tile (each loops while tiles are left).
+  static_assert(kBlockSize == kir::kTileScanThreads, "a tile is one block");
+  sig.points = k.scan ? k.scan->tiles(k.dims) * kBlockSize : k.points();
   sig.arity = static_cast<int>(sig.buffers.size()) + (sig.hostVars.empty() && !sig.guarded ? 0 : 1);
 
   os << "extern \"C\" __global__ void " << sig.name << "(";
@@ -278,29 +332,25 @@ void printKernel(std::ostream& os, const kir::Program& p, const kir::Kernel& k, 
   os << ") {\n";
   if (sig.guarded) os << "  if (hv[" << whileActive << "] == 0) return;\n";
   for (int h : sig.hostVars) os << "  const i64 h" << h << " = hv[" << h << "];\n";
-  os << "  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < " << sig.points
-     << "LL; t += (i64)blockDim.x * gridDim.x) {\n";
-  // Row-major decomposition of the flat point t into the parallel indices.
-  std::string rest = "t";
-  for (size_t d = k.dims.size(); d-- > 0;) {
-    if (d == 0) {
-      os << "    const i64 i0 = " << rest << ";\n";
-    } else {
-      os << "    const i64 i" << d << " = " << rest << " % " << k.dims[d] << "LL;\n";
-      std::string q = "q" + std::to_string(d);
-      os << "    const i64 " << q << " = " << rest << " / " << k.dims[d] << "LL;\n";
-      rest = q;
-    }
+  if (k.scan) {
+    printTileScan(os, k);
+    os << "}\n";
+  } else {
+    os << "  for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < " << sig.points
+       << "LL; t += (i64)blockDim.x * gridDim.x) {\n";
+    // Row-major decomposition of the flat point t into the parallel indices.
+    printDecomposition(os, k.dims, k.dims.size(), "t", 2);
+    for (size_t l = 0; l < k.locals.size(); ++l)
+      os << "    " << cudaTypeName(k.locals[l]) << " l" << l << ";\n";
+    printStmts(os, k.body, 2);
+    os << "  }\n}\n";
   }
-  for (size_t l = 0; l < k.locals.size(); ++l)
-    os << "    " << cudaTypeName(k.locals[l]) << " l" << l << ";\n";
-  printStmts(os, k.body, 2);
-  os << "  }\n}\n";
 
-  // The host entry of the emulation: unpack cuLaunchKernel-style arguments, run the grid.
+  // The host entry of the emulation: unpack cuLaunchKernel-style arguments, run the grid (a
+  // single-pass scan runs its grid itself: Note [Host emulation]).
   os << "#ifdef SCN_EMULATION\nextern \"C\" void scn_emu_" << sig.name
-     << "(void** a, unsigned grid, unsigned block) {\n  SCN_EMU_GRID(grid, block) " << sig.name
-     << "(";
+     << "(void** a, unsigned grid, unsigned block) {\n  " << (k.scan ? "SCN_EMU_WHOLE_GRID" : "SCN_EMU_GRID")
+     << "(grid, block) " << sig.name << "(";
   size_t arg = 0;
   first = true;
   for (int b : sig.buffers) {
@@ -401,6 +451,7 @@ std::string cudaTranslationUnit(const CudaSource& s) { return std::string(cudaPr
 kir::LowerOptions cudaLowerOptions() {
   kir::LowerOptions o;
   o.peelFirstIteration = true;  // the step runner honours Step::start
+  o.singlePassScanMin = kSinglePassScanMin;  // Note [Single-pass scans]
   return o;
 }
 

@@ -57,8 +57,13 @@ CudaSource printCudaKernels(const kir::Program& p, const std::string& prefix = "
 std::string cudaTranslationUnit(const CudaSource& s);
 
 /// The kernel-IR lowering options of every CUDA path (backend, emulation, --emit=cuda|ptx): the
-/// scan's first iteration is peeled (Step::start), so a parameter's carry is never copied.
+/// scan's first iteration is peeled (Step::start), so a parameter's carry is never copied, and
+/// long cumulative axes are single-pass scans (kSinglePassScanMin).
 kir::LowerOptions cudaLowerOptions();
+
+/// The shortest cumulative axis the CUDA backend scans with a single-pass scan kernel (Note
+/// [Single-pass scans] in jit/kernel/lower_ops.cpp); shorter ones are a loop per row.
+inline constexpr int64_t kSinglePassScanMin = 1024;
 
 /// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda).
 std::string emitCuda(const FuncPtr& f);

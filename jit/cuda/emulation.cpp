@@ -24,7 +24,15 @@ namespace scn::cuda {
 // file globals, the two bit-cast intrinsics the prelude uses, and SCN_EMU_GRID, which the
 // printer's scn_emu_<kernel> entries use to run every (block, thread) pair of a launch in turn.
 // Kernels are perfectly parallel (no shared memory, no barriers, no atomics), so any order is
-// a valid schedule. Float results may differ from the GPU's by the last bits of libm functions
+// a valid schedule. The exception is a single-pass scan (Note [Single-pass scans] in
+// jit/kernel/lower_ops.cpp): its entry (SCN_EMU_WHOLE_GRID) calls the kernel once for the whole
+// grid and the prelude's scn_tile_scan has an emulation branch that runs the same tile-status
+// protocol (counter, status words, look-back windows of 32 lanes) with the block's threads as
+// loops, scheduling the grid's blocks in rounds: every block of a round takes a tile and
+// publishes its aggregate, then the round's tiles look back and finish in reverse order, so look-
+// backs cross aggregates (and window boundaries when a round has over 33 tiles) instead of always
+// finding an inclusive predecessor. What only a GPU runs is the intra-block part (shared memory,
+// barriers, shuffles), the fences and a look-back that waits for an invalid predecessor. Float results may differ from the GPU's by the last bits of libm functions
 // (exp, sin, ...); integer results, indexing and control flow are exactly the GPU's.
 //
 // Note [Emulation compile time]
@@ -58,12 +66,18 @@ struct scn_uint3 { unsigned x, y, z; };
 static scn_uint3 threadIdx, blockIdx, blockDim, gridDim;
 static inline float __int_as_float(int i) { float f; __builtin_memcpy(&f, &i, sizeof f); return f; }
 static inline double __longlong_as_double(long long i) { double d; __builtin_memcpy(&d, &i, sizeof d); return d; }
+static inline int __float_as_int(float f) { int i; __builtin_memcpy(&i, &f, sizeof i); return i; }
+static inline void __threadfence() {}
 #define SCN_EMU_GRID(g, b)                                                     \
   gridDim.x = (g); blockDim.x = (b);                                           \
   gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;                         \
   blockIdx.y = blockIdx.z = threadIdx.y = threadIdx.z = 0;                     \
   for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)                   \
     for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x)
+#define SCN_EMU_WHOLE_GRID(g, b)                                               \
+  gridDim.x = (g); blockDim.x = (b);                                           \
+  gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;                         \
+  blockIdx.x = blockIdx.y = blockIdx.z = threadIdx.x = threadIdx.y = threadIdx.z = 0;
 )SCN_EMU";
 
 const char* cudaEmulationHeader() { return kEmulationHeader; }

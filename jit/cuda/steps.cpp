@@ -226,26 +226,41 @@ class Runner {
     return true;
   }
 
-  const LoopPlan& planFor(const kir::Step& s) {
+  /// The plan of loop step s, made by `make` on first use and kept for the run. make gets the
+  /// plan with what planFor and whilePlanFor share already walked: `lists` (one iteration's step
+  /// lists, in order) through scan() from `nodes` nodes, with the counters in step offsets and
+  /// in `flag` that are not set inside the graph (those of nested loops) in plan.offsetVars;
+  /// then make(plan, ok, nodes, one) with `one` the slot permutation of one iteration.
+  template <class Make>
+  const LoopPlan& planOnce(const kir::Step& s, std::initializer_list<const std::vector<kir::Step>*> lists,
+                           int64_t nodes, bool allowGemm, const kir::ExprP& flag, Make make) {
     auto it = plans_.find(&s);
     if (it != plans_.end()) return it->second;
     LoopPlan plan;
-    std::vector<int> perm(p_.buffers.size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
-    std::vector<int> one = perm;
-    int64_t nodes = 0;
+    std::vector<int> one(p_.buffers.size());
+    for (size_t i = 0; i < one.size(); ++i) one[i] = static_cast<int>(i);
     // Offsets may read counters of inner loops (set inside the graph) and of outer loops (fixed
     // while it replays), never the loop's own.
     inner_.clear();
-    bool ok = scan(s.body, &nodes, one, plan.offsetVars);
+    bool ok = true;
+    for (const std::vector<kir::Step>* l : lists) ok = ok && scan(*l, &nodes, one, plan.offsetVars, allowGemm);
+    countersIn(flag, plan.offsetVars);
     for (int h : inner_)  // set inside the graph: not part of what it depends on
       plan.offsetVars.erase(std::remove(plan.offsetVars.begin(), plan.offsetVars.end(), h), plan.offsetVars.end());
-    if (ok && std::find(plan.offsetVars.begin(), plan.offsetVars.end(), s.hostVar) == plan.offsetVars.end()) {
-      plan.nodes = nodes + onDevice_.at(s.hostVar);  // + the step-counter launch
-      plan.period = periodOf(one, perm);
-      plan.ok = plan.period > 0 && plan.nodes > 0;
-    }
+    make(plan, ok, nodes, one);
     return plans_.emplace(&s, plan).first->second;
+  }
+
+  const LoopPlan& planFor(const kir::Step& s) {
+    return planOnce(s, {&s.body}, 0, true, nullptr,
+                    [&](LoopPlan& plan, bool ok, int64_t nodes, const std::vector<int>& one) {
+                      if (ok && std::find(plan.offsetVars.begin(), plan.offsetVars.end(), s.hostVar) ==
+                                    plan.offsetVars.end()) {
+                        plan.nodes = nodes + onDevice_.at(s.hostVar);  // + the step-counter launch
+                        plan.period = periodOf(one);
+                        plan.ok = plan.period > 0 && plan.nodes > 0;
+                      }
+                    });
   }
 
   /// The graph of `chunk` iterations of loop s as things stand (slot pointers, counters), captured
@@ -314,24 +329,13 @@ class Runner {
   /// Whether a while loop can run in speculative chunks: nothing in it needs the host or cannot
   /// be guarded (GEMMs, conds, inner whiles). nodes: per iteration, the flag kernel included.
   const LoopPlan& whilePlanFor(const kir::Step& s) {
-    auto it = plans_.find(&s);
-    if (it != plans_.end()) return it->second;
-    LoopPlan plan;
-    std::vector<int> perm(p_.buffers.size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
-    std::vector<int> one = perm;
-    int64_t nodes = 1;
-    inner_.clear();
-    bool ok = scan(s.cond, &nodes, one, plan.offsetVars, false) &&
-              scan(s.body, &nodes, one, plan.offsetVars, false);
-    countersIn(s.flag.offset, plan.offsetVars);
-    for (int h : inner_)
-      plan.offsetVars.erase(std::remove(plan.offsetVars.begin(), plan.offsetVars.end(), h), plan.offsetVars.end());
-    plan.nodes = nodes;
-    plan.perm = one;
-    if (ok) plan.period = periodOf(one, perm);
-    plan.ok = ok && plan.period > 0 && plan.period * plan.nodes <= opts_.maxGraphNodes;
-    return plans_.emplace(&s, plan).first->second;
+    return planOnce(s, {&s.cond, &s.body}, 1, false, s.flag.offset,
+                    [&](LoopPlan& plan, bool ok, int64_t nodes, const std::vector<int>& one) {
+                      plan.nodes = nodes;
+                      plan.perm = one;
+                      if (ok) plan.period = periodOf(one);
+                      plan.ok = ok && plan.period > 0 && plan.period * plan.nodes <= opts_.maxGraphNodes;
+                    });
   }
 
   /// Note [Loops on the device]: chunks of k iterations, each guarded by the device's active
@@ -406,7 +410,9 @@ class Runner {
   }
 
   /// The order of permutation `one` (the smallest k with one^k = identity), 0 when over maxPeriod.
-  int64_t periodOf(const std::vector<int>& one, const std::vector<int>& identity) const {
+  int64_t periodOf(const std::vector<int>& one) const {
+    std::vector<int> identity(one.size());
+    for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
     std::vector<int> acc = identity;
     for (int64_t k = 1; k <= opts_.maxPeriod; ++k) {
       std::vector<int> next(acc.size());
@@ -478,7 +484,7 @@ class Runner {
   std::vector<int64_t> hostVars_;
   std::vector<bool> onDevice_;  // counters some kernel reads (kept in the device table)
   std::unordered_map<const kir::Step*, LoopPlan> plans_;
-  std::vector<int> inner_;  // planFor: counters of the loops nested in the body
+  std::vector<int> inner_;  // planOnce: counters of the loops nested in the body
   bool capturing_ = false;
   bool guardCopies_ = false;  // capturing a speculative while chunk: copies become guarded kernels
   size_t capturedBytes_ = 0;  // carry copies recorded in the graph being captured

@@ -133,6 +133,13 @@ bool sameExpr(const ExprP& a, const ExprP& b) {
   return true;
 }
 
+int64_t TileScan::tiles(const std::vector<int64_t>& dims) const {
+  if (dims.empty()) return 0;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d) rows *= dims[d];
+  return rows * ((dims.back() + tileElems() - 1) / tileElems());
+}
+
 int64_t Kernel::points() const {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
@@ -261,6 +268,25 @@ void printStmts(std::ostream& os, const Kernel& k, const std::vector<Stmt>& body
   }
 }
 
+/// A kernel's dims, its scan form (Note [Single-pass scans]) and its body.
+void printKernelText(std::ostream& os, const Kernel& k, int ind) {
+  os << "[";
+  for (size_t d = 0; d < k.dims.size(); ++d) os << (d ? "," : "") << k.dims[d];
+  os << "]";
+  if (k.scan)
+    os << " tile-scan " << opName(k.scan->comb) << " from " << printExpr(k.scan->identity) << " x"
+       << k.scan->items << " status b" << k.scan->status << " value l" << k.scan->value;
+  os << " {\n";
+  printStmts(os, k, k.body, ind);
+  if (k.scan) {
+    indent(os, ind - 1);
+    os << "} store l" << k.scan->prefix << " {\n";
+    printStmts(os, k, k.scan->store, ind);
+  }
+  indent(os, ind - 1);
+  os << "}\n";
+}
+
 void printLoc(std::ostream& os, const Loc& l) {
   os << "b" << l.buffer;
   if (l.offset && !isConstIdx(l.offset, 0)) {
@@ -341,11 +367,7 @@ std::string printKernels(const Func& f) { return printKernels(lower(f)); }
 
 std::string printKernel(const Kernel& k) {
   std::ostringstream os;
-  os << "[";
-  for (size_t d = 0; d < k.dims.size(); ++d) os << (d ? "," : "") << k.dims[d];
-  os << "] {\n";
-  printStmts(os, k, k.body, 1);
-  os << "}\n";
+  printKernelText(os, k, 1);
   return os.str();
 }
 
@@ -364,11 +386,8 @@ std::string printKernels(const Program& p) {
   }
   for (size_t i = 0; i < p.kernels.size(); ++i) {
     const Kernel& k = p.kernels[i];
-    os << "  kernel k" << i << " [";
-    for (size_t d = 0; d < k.dims.size(); ++d) os << (d ? "," : "") << k.dims[d];
-    os << "] {\n";
-    printStmts(os, k, k.body, 2);
-    os << "  }\n";
+    os << "  kernel k" << i << " ";
+    printKernelText(os, k, 2);
   }
   os << "  steps {\n";
   printSteps(os, p.steps, 2);

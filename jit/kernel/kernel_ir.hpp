@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ namespace scn::kir {
 // index expressions are built from the parallel indices (Index), inner loop locals, the
 // sequential program's loop counters (HostVar) and integer arithmetic (Arith). Kernels never
 // depend on each other's iteration order, so a CPU backend may split dims[0] across threads and a
-// CUDA backend may print each kernel as a __global__ function with one thread per index.
+// CUDA backend may print each kernel as a __global__ function with one thread per index. The
+// one exception is a single-pass scan (Kernel::scan, asked for by LowerOptions and printed only
+// by the CUDA backend): its points are combined along the last dim (Note [Single-pass scans]).
 // The *steps* are the sequential host program: launches, GEMM calls, counted loops (scan, fori),
 // while loops whose condition is a bool in a buffer, switches (cond), copies and swaps of two
 // buffer slots (ping-pong carries: swapping exchanges the pointers, no data moves).
@@ -89,12 +92,35 @@ struct Stmt {
   std::vector<Stmt> body;  // Loop
 };
 
-/// A perfectly parallel loop nest with a scalar body.
+/// Threads of a tile of a single-pass scan (Note [Single-pass scans] in lower_ops.cpp).
+inline constexpr int64_t kTileScanThreads = 256;
+/// u64 words of a single-pass scan's status buffer: the tile counter, then 3 per tile.
+inline constexpr int64_t tileScanStatusWords(int64_t tiles) { return 1 + 3 * tiles; }
+
+/// What makes a kernel a single-pass scan (Note [Single-pass scans] in lower_ops.cpp): its last
+/// dim is the scanned axis, the others are independent rows. `body` leaves the element at
+/// (i0, ..., in-1) in local `value`; the elements of each row are combined in order with `comb`
+/// into inclusive prefixes, and `store` runs at every point with the prefix in local `prefix`.
+/// Only a backend that asks for it (LowerOptions::singlePassScanMin) gets such kernels.
+struct TileScan {
+  scn::Op comb = scn::Op::Add;  // Add, Mul, Max or Min
+  ExprP identity;               // comb's identity (a constant)
+  int64_t items = 1;            // elements per thread: a tile is kTileScanThreads * items elements
+  int status = -1;              // u64 buffer of tileScanStatusWords(tiles), zeroed before the launch
+  int value = 0, prefix = 0;    // locals
+  std::vector<Stmt> store;
+  int64_t tileElems() const { return kTileScanThreads * items; }
+  /// Tiles of a kernel over dims: rows * ceil(n / tileElems()).
+  int64_t tiles(const std::vector<int64_t>& dims) const;
+};
+
+/// A perfectly parallel loop nest with a scalar body, or a single-pass scan (`scan` set).
 struct Kernel {
   std::string name;
   std::vector<int64_t> dims;  // the parallel index space (empty: runs once)
   std::vector<DType> locals;  // dtype of each local
   std::vector<Stmt> body;
+  std::optional<TileScan> scan;
   int64_t points() const;     // product of dims
 };
 
@@ -165,6 +191,11 @@ struct LowerOptions {
   /// copying it into the carry slot first (Note [Peeled first iteration] in lower_control.cpp).
   /// Needs a runner that honours Step::start.
   bool peelFirstIteration = false;
+  /// A cumulative op over an axis of at least this many elements in fewer than 16 rows becomes
+  /// one single-pass scan kernel (Kernel::scan, Note [Single-pass scans] in lower_ops.cpp)
+  /// instead of the blocked scan or a serial loop; 0: never. Needs a backend that prints
+  /// TileScan kernels (the CUDA backend).
+  int64_t singlePassScanMin = 0;
 };
 
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.

@@ -439,7 +439,9 @@ void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
 // order as the serial loop's own error bound, so the last bits of a long float scan differ from the
 // interpreter's (docs/backend-cpu.md states the accuracy; cpu_backend_test checks the bound).
 // B is a constant, not the thread count, so the kernel IR (the compile-cache key) is the same
-// on every machine; 16 groups of 4 blocks split evenly over 2, 4, 8 or 16 threads.
+// on every machine; 16 groups of 4 blocks split evenly over 2, 4, 8 or 16 threads. The CUDA
+// backend lowers these axes to single-pass scans instead (Note [Single-pass scans]); this is
+// the CPU's lowering.
 namespace {
 
 constexpr int64_t kScanBlocks = 64;
@@ -452,6 +454,48 @@ int64_t scanBlocks(int64_t n, int64_t rows) {
   if (rows >= kScanMaxRows) return 1;
   return std::min(kScanBlocks, n / kScanMinBlock) / kScanChains * kScanChains;
 }
+
+}  // namespace
+
+// Note [Single-pass scans]
+// On the GPU the blocked scan (Note [Blocked scans]) costs four launches and reads the input
+// twice; a backend that sets LowerOptions::singlePassScanMin (CUDA: cudaLowerOptions) gets one
+// kernel instead, a single-pass scan with decoupled look-back (Merrill & Garland 2016), for a
+// cumulative op over an axis of at least that many elements in fewer than kScanMaxRows rows
+// (more rows already run one thread per row). The op table is untouched: the kernel is an
+// ordinary Kernel whose last dim is the scanned axis, with a TileScan saying how to combine
+// (the combiner and its identity come from scalar::combinerOf / identityOf, as for the other
+// lowerings), a body that computes one element (fused producers included) and a store of its
+// prefix. The CUDA printer turns it into a call of scn_tile_scan in the prelude, where the
+// algorithm lives once (jit/cuda/prelude.cpp):
+// - a row of n elements is cut into tiles of kTileScanThreads threads x `items` elements (16
+//   for 1- to 4-byte types, 8 for 8-byte ones); a block takes the next tile id from an atomic
+//   counter (word 0 of the status buffer) and loops until none is left, so tiles start in id
+//   order whatever order the hardware starts blocks in (the forward-progress guarantee: a tile
+//   only waits for tiles that are already running) and a capped grid still covers them all;
+// - the tile is loaded coalesced through shared memory, each thread scans its items, warps
+//   scan the thread totals with shuffles; the tile publishes its aggregate in its status word,
+//   then warp 0 looks back over windows of 32 predecessors (waiting while any is still
+//   invalid) and combines aggregates back to the nearest inclusive prefix; it publishes its
+//   own inclusive prefix and every thread combines the tile's prefix into its items. The first
+//   tile of a row publishes its inclusive prefix at once, so a look-back never leaves its row.
+// - status words: flag (0 invalid, 1 aggregate, 2 inclusive) and value in one 64-bit word for
+//   types of at most 4 bytes (one atomic access); for 8-byte types a flag word and separate
+//   aggregate and inclusive words, each value written before its flag with __threadfence()
+//   between and read after it (volatile accesses, which bypass the incoherent L1).
+// - the status buffer is a temporary zeroed by an ordinary kernel launched just before, so it
+//   needs nothing special inside a captured graph (Note [Loops on the device]).
+// Integers and cummax/cummin are exact. A float cumsum is reassociated: element i is a sum of
+// the same terms along a tree of depth at most about items + 13 + 7 * (i / tile) (a serial
+// thread, the warp and block scans, then 7 per chained tile prefix), so it differs from the
+// exact sum by at most that many eps * sum_{k<=i} |x_k| -- smaller than the serial loop's i eps
+// bound for i past a few dozen (cumprod: relative to |p_i|). The host emulation runs the same
+// protocol with tiles interleaved so that look-backs cross aggregates (Note [Host emulation]).
+// The CPU backend keeps the blocked two-pass scan.
+namespace {
+
+/// The single-pass scan's items per thread for a dtype (Note [Single-pass scans]).
+int64_t tileScanItems(DType t) { return dtypeSize(t) <= 4 ? 16 : 8; }
 
 }  // namespace
 
@@ -469,6 +513,32 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     ix.insert(ix.begin() + ax, e.attrs.reverse ? arith(Arith::Sub, idx(n - 1), p) : p);
     return ix;
   };
+  int64_t minSinglePass = pb_.opts.singlePassScanMin;
+  if (minSinglePass > 0 && n >= minSinglePass && numElements(outer) < kScanMaxRows) {
+    Kernel k;
+    std::vector<ExprP> oix = parallelIndex(outer, k);
+    k.dims.push_back(n);  // the last dim is the scanned axis, even when it is 1
+    TileScan ts;
+    ts.comb = comb;
+    ts.identity = identityExpr(comb, t.dtype);
+    ts.items = tileScanItems(t.dtype);
+    ts.value = newLocal(k, t.dtype);
+    ts.prefix = newLocal(k, t.dtype);
+    std::vector<ExprP> ix = at(oix, index(static_cast<int>(k.dims.size()) - 1));
+    k.body.push_back(let(ts.value, gen(u, ix)));
+    ts.store.push_back(store(out, linearIndex(ix, t.shape), local(ts.prefix, t.dtype)));
+    int64_t words = tileScanStatusWords(ts.tiles(k.dims));
+    Loc status{pb_.newTemp(DType::U64, words), idx(0)};
+    ts.status = status.buffer;
+    Kernel zero;
+    zero.dims = {words};
+    zero.body.push_back(store(status, index(0), constInt(DType::U64, 0)));
+    pb_.launch(std::move(zero));
+    k.scan = std::move(ts);
+    pb_.launch(std::move(k));
+    pb_.freeTemp(status.buffer);
+    return;
+  }
   if (blocks <= 1) {
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);

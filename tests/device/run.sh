@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check of the CUDA backend: builds (Release) on a machine with an NVIDIA GPU, runs the
 # cuda_* tests with the GPU (including the loop-overhead bench: microseconds per scan iteration
-# with host-issued launches and with CUDA graphs) and the differential suite (--backend=cuda
+# with host-issued launches and with CUDA graphs, and the single-pass scan bench: cumsum over
+# 2^26 f32 and f64 in GB/s next to a copy kernel's GB/s, goal >= 0.7 of it, both in
+# summary.txt) and the differential suite (--backend=cuda
 # against --backend=cpu), and writes its logs into OUTDIR. Usage: tests/device/run.sh OUTDIR
 # (a few minutes). The CUDA-graph path (stream capture, cuGraphInstantiate, cuGraphLaunch) has
 # only run under emulation before a GPU run; its first failures show up here.
@@ -95,7 +97,7 @@ if [ "$mode" != none ]; then
       say "$t: $([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)"): $counts"
     fi
   done
-  grep -E "^device:|us per iteration|ms per run" "$OUT/tests.log" | tee -a "$SUMMARY" >/dev/null
+  grep -E "^device:|us per iteration|ms per run|GB/s" "$OUT/tests.log" | tee -a "$SUMMARY" >/dev/null
 fi
 
 # ---- the differential suite: every program with --backend=cuda and --backend=cpu ----

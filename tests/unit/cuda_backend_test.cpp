@@ -1,5 +1,5 @@
 // The CUDA backend on a GPU: every test program against the interpreter, cuBLAS GEMMs, the PTX
-// cache, memory reuse and loop overhead. Each test skips cleanly where no GPU is usable.
+// cache, memory reuse, loop overhead and single-pass scans (results and bandwidth). Each test skips cleanly where no GPU is usable.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cuda_scan_cases.hpp"
 #include "cuda_test_programs.hpp"
 #include "jit/cuda/cuda_backend.hpp"
 
@@ -220,6 +221,61 @@ TEST(CudaBackend, WhileOverheadPerIteration) {
     EXPECT_LT(us, 100.0);  // a sanity bound
   }
   ::unsetenv("SCN_CUDA_WHILE_CHUNK");
+}
+
+TEST(CudaBackend, SinglePassScansMatchTheInterpreterOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  std::unique_ptr<Backend> be = gpuBackend();
+  ASSERT_NE(be, nullptr);
+  // Axes of at least cuda::kSinglePassScanMin elements are tile scans (Note [Single-pass scans]);
+  // each case runs 3 times (fresh tile status every launch, blocks scheduled differently).
+  for (const cudatest::ScanCase& c : cudatest::tileScanCases()) {
+    SCOPED_TRACE(c.name);
+    std::vector<Array> want = interpret(*c.f, c.args);
+    std::unique_ptr<Executable> exe = be->compile(c.f);
+    for (int run = 0; run < 3; ++run) {
+      std::vector<Array> got = exe->run(c.args);
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_TRUE(cudatest::checkScan(c, got[0], want[0])) << "run " << run;
+    }
+  }
+}
+
+/// Device GB/s (bytes read + written) of `op` over n elements of t, from the difference of a
+/// 10- and a 110-iteration cudatest::bandwidthProgram: the carry never leaves the device and the
+/// result is one element, so host copies cancel out. op is CumSum, or Neg for the copy
+/// bandwidth a generated elementwise kernel reaches (the baseline of the 0.7 goal).
+double deviceGBs(Backend& be, Op op, DType t, int64_t n) {
+  double ms[2] = {0, 0};
+  int64_t lengths[2] = {10, 110};
+  for (int i = 0; i < 2; ++i) {
+    FuncPtr f = cudatest::bandwidthProgram(op, t, n, lengths[i]);
+    std::unique_ptr<Executable> exe = be.compile(f);
+    std::vector<Array> args = {Array::scalar(t, 1.0)};
+    exe->run(args);  // warm the pool
+    auto t0 = std::chrono::steady_clock::now();
+    exe->run(args);
+    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  double perIteration = (ms[1] - ms[0]) / static_cast<double>(lengths[1] - lengths[0]) / 1e3;  // s
+  return 2.0 * static_cast<double>(n) * static_cast<double>(dtypeSize(t)) / perIteration / 1e9;
+}
+
+TEST(CudaBackend, SinglePassScanBandwidth) {
+  SKIP_WITHOUT_GPU();
+  std::unique_ptr<Backend> be = gpuBackend();
+  ASSERT_NE(be, nullptr);
+  const int64_t n = int64_t{1} << 26;
+  for (DType t : {DType::F32, DType::F64}) {
+    double copy = deviceGBs(*be, Op::Neg, t, n);
+    double scan = deviceGBs(*be, Op::CumSum, t, n);
+    double ratio = scan / copy;
+    std::printf("cumsum %s 2^26: %.0f GB/s, copy kernel %.0f GB/s (read + write): %.2f of copy (goal >= 0.7%s)\n",
+                dtypeName(t), scan, copy, ratio, ratio >= 0.7 ? ", met" : ", NOT met");
+    RecordProperty(std::string("cumsum_") + dtypeName(t) + "_GBs", std::to_string(scan));
+    RecordProperty(std::string("copy_") + dtypeName(t) + "_GBs", std::to_string(copy));
+    EXPECT_GT(ratio, 0.2);  // a sanity bound; the goal (0.7) is read from the line above
+  }
 }
 
 TEST(CudaBackend, RepeatedRunsReuseDeviceMemory) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 
+#include "cuda_scan_cases.hpp"
 #include "cuda_test_programs.hpp"
 #include "jit/cuda/cuda_backend.hpp"
 #include "jit/cuda/cuda_source.hpp"
@@ -394,6 +395,152 @@ TEST(CudaCodegen, WhileLoopsRunInSpeculativeChunks) {
     EXPECT_EQ(counts[0].reads, trips + 1);
     EXPECT_LE(counts[1].reads, trips <= 2 ? 2 : trips / 2 + 1);
   }
+}
+
+/// The single-pass scan cases (cuda_scan_cases.hpp) lowered with every cumulative axis a tile
+/// scan (singlePassScanMin = 1, so that sizes 1 and tile - 1 take the path too), printed into
+/// one translation unit.
+struct ScanSuite {
+  std::vector<cudatest::ScanCase> cases = cudatest::tileScanCases();
+  std::vector<kir::Program> lowered;
+  std::vector<cuda::CudaSource> sources;
+  std::string tu;
+
+  ScanSuite() {
+    kir::LowerOptions opts = cuda::cudaLowerOptions();
+    opts.singlePassScanMin = 1;
+    std::string code;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(verify(*cases[i].f), "") << cases[i].name;
+      lowered.push_back(kir::lower(*cases[i].f, opts));
+      sources.push_back(cuda::printCudaKernels(lowered.back(), "s" + std::to_string(i) + "_"));
+      code += sources.back().code;
+    }
+    tu = std::string(cuda::cudaPrelude()) + code;
+  }
+};
+
+const ScanSuite& scanSuite() {
+  static const ScanSuite s;
+  return s;
+}
+
+int tileScanKernels(const kir::Program& p) {
+  int n = 0;
+  for (const kir::Kernel& k : p.kernels) n += k.scan.has_value();
+  return n;
+}
+
+TEST(CudaCodegen, CumulativeOpsAreOneSinglePassScanOnTheGpuOnly) {
+  const ScanSuite& s = scanSuite();
+  for (size_t i = 0; i < s.cases.size(); ++i) {
+    SCOPED_TRACE(s.cases[i].name);
+    const kir::Program& p = s.lowered[i];
+    // The status buffer's zeroing kernel, then the scan; nothing else.
+    ASSERT_EQ(p.kernels.size(), 2u);
+    ASSERT_EQ(tileScanKernels(p), 1);
+    const kir::Kernel& k = p.kernels[1];
+    EXPECT_EQ(k.scan->tileElems(), cudatest::scanTile(p.buffers.at(p.results[0]).dtype));
+    EXPECT_EQ(p.buffers.at(k.scan->status).dtype, DType::U64);
+    EXPECT_EQ(p.buffers.at(k.scan->status).elems, kir::tileScanStatusWords(k.scan->tiles(k.dims)));
+    EXPECT_EQ(k.dims.back(), s.cases[i].shape[s.cases[i].axis]);
+    EXPECT_NE(kir::printKernels(p).find("tile-scan"), std::string::npos);
+  }
+  // The backend's threshold: a short axis stays a loop per row, a long one is a tile scan; the
+  // CPU's lowering (default options) keeps its blocked scan.
+  for (const cudatest::ScanCase& c : s.cases) {
+    SCOPED_TRACE(c.name);
+    int64_t n = c.shape[c.axis];
+    EXPECT_EQ(tileScanKernels(kir::lower(*c.f, cuda::cudaLowerOptions())), n >= cuda::kSinglePassScanMin ? 1 : 0);
+    kir::Program cpu = kir::lower(*c.f);
+    EXPECT_EQ(tileScanKernels(cpu), 0);
+    if (n >= 16 * 4096 && c.shape.size() == 1) EXPECT_GE(cpu.kernels.size(), 3u);  // Note [Blocked scans]
+  }
+  // More than 15 rows: one thread per row, as before.
+  ktest::Builder b("rows");
+  int x = b.param(ktest::ty(DType::F32, {16, 5000}));
+  EXPECT_EQ(tileScanKernels(kir::lower(*b.ret({b.emit1(Op::CumSum, {x}, ktest::axesAttr({1}))}),
+                                       cuda::cudaLowerOptions())), 0);
+}
+
+TEST(CudaCodegen, SinglePassScansCompileToPtx) {
+  cuda::PtxResult r;
+  try {
+    // The backend's options (full optimisation), whose PTX the checks below read.
+    r = cuda::compilePtx(scanSuite().tu, cuda::kDefaultArch, nullptr, "scans.cu");
+  } catch (const UserError& e) {
+    FAIL() << describe(e);
+  }
+  for (const cuda::CudaSource& s : scanSuite().sources)
+    for (const cuda::KernelSig& k : s.kernels) EXPECT_NE(r.ptx.find(".entry " + k.name + "("), std::string::npos) << k.name;
+  // The tile counter, the warp scans and look-back, the 8-byte status protocol's fences.
+  for (const char* want : {"atom.global.add.u64", "shfl.sync.up", "shfl.sync.down", "vote.sync.ballot",
+                           "ld.volatile.global.u64", "st.volatile.global.u64", "membar.gl", "bar.sync"})
+    EXPECT_NE(r.ptx.find(want), std::string::npos) << want;
+}
+
+TEST(CudaCodegen, SinglePassScansMatchTheInterpreterUnderEmulation) {
+  std::unique_ptr<cuda::HostModule> m;
+  try {
+    m = std::make_unique<cuda::HostModule>(scanSuite().tu);
+  } catch (const UserError& e) {
+    FAIL() << describe(e);
+  }
+  const ScanSuite& s = scanSuite();
+  for (size_t i = 0; i < s.cases.size(); ++i) {
+    const cudatest::ScanCase& c = s.cases[i];
+    SCOPED_TRACE(c.name);
+    std::vector<Array> want = interpret(*c.f, c.args);
+    // Grids of every tile (rounds of up to 64 tiles: look-backs cross up to 63 aggregates and
+    // window boundaries), of 2 blocks (every other look-back crosses one aggregate) and of 1
+    // block (every predecessor is inclusive): Note [Host emulation].
+    for (unsigned grid : {0u, 2u, 1u}) {
+      SCOPED_TRACE("grid capped at " + std::to_string(grid));
+      std::vector<Array> got = cuda::runEmulated(s.lowered[i], s.sources[i], *m, c.args, c.f->resultTypes(), nullptr, grid);
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_TRUE(cudatest::checkScan(c, got[0], want[0]));
+    }
+  }
+}
+
+TEST(CudaCodegen, SinglePassScansInCapturedLoopsZeroTheirStatusEachIteration) {
+  // c' = cumsum(c) (i32, wrapping: exact) for 6 iterations over 3 tiles + 1: the captured graph
+  // replays the zeroing kernel with the scan, so every iteration starts with fresh tile status.
+  int64_t n = 3 * cudatest::scanTile(DType::I32) + 1;
+  ktest::Builder body("step");
+  int c = body.param(ktest::ty(DType::I32, {n}));
+  body.ret({body.emit1(Op::CumSum, {c}, ktest::axesAttr({0}))});
+  ktest::Builder b("loop");
+  int x = b.param(ktest::ty(DType::I32, {n}));
+  Attrs a;
+  a.length = 6;
+  a.numCarry = 1;
+  FuncPtr f = b.ret(b.emit(Op::Scan, {x}, a, {body.f}));
+  std::vector<Array> args = {ktest::randomArray(DType::I32, {n}, 77, false)};
+  kir::Program p = kir::lower(*f, cuda::cudaLowerOptions());
+  ASSERT_EQ(tileScanKernels(p), 1);
+  cuda::CudaSource src = cuda::printCudaKernels(p);
+  cuda::HostModule m(cuda::cudaTranslationUnit(src));
+  cuda::StepCounts counts;
+  std::vector<Array> got = cuda::runEmulated(p, src, m, args, f->resultTypes(), nullptr, 0,
+                                             cuda::emulationStepOptions(), &counts);
+  EXPECT_GT(counts.replayedIterations, 0);
+  EXPECT_TRUE(ktest::closeArrays(got[0], interpret(*f, args)[0]));
+}
+
+TEST(CudaCodegen, TheScanBandwidthBenchRunsUnderEmulation) {
+  // cuda_backend_test's SinglePassScanBandwidth on 2^26 elements, here small: the same programs
+  // verify, lower to one tile scan per iteration and match the interpreter.
+  std::unique_ptr<Backend> be = cuda::makeCudaEmulationBackend();
+  for (Op op : {Op::CumSum, Op::Neg})
+    for (DType t : {DType::F32, DType::F64}) {
+      SCOPED_TRACE(std::string(opName(op)) + "." + dtypeName(t));
+      FuncPtr f = cudatest::bandwidthProgram(op, t, 3 * cudatest::scanTile(t) + 1, 3);
+      ASSERT_EQ(verify(*f), "");
+      EXPECT_EQ(tileScanKernels(kir::lower(*f, cuda::cudaLowerOptions())), op == Op::CumSum ? 1 : 0);
+      std::vector<Array> args = {Array::scalar(t, 1.0)};
+      EXPECT_TRUE(ktest::closeArrays(be->compile(f)->run(args)[0], interpret(*f, args)[0]));
+    }
 }
 
 TEST(CudaCodegen, EqualTranslationUnitsShareOneHostCompile) {
