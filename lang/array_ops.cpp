@@ -2,6 +2,7 @@
 #include "lang/array_ops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "lang/diagnostics.hpp"
@@ -11,8 +12,30 @@ namespace scn {
 // Note [Weak types]
 // As in JAX, a literal without a suffix is weakly typed: `x * 2.0` keeps x's dtype. A static
 // weak value is stored as i64 / f64 (a "Python number"); it takes the other operand's dtype when
-// combined, and its default dtype (i32 / f32) when it stands alone (`defaultize`). Traced weak
-// values (a weak argument of a fn) already have the default dtype.
+// combined, and its default dtype (i32 / f32) when it stands alone (`defaultize`). Static
+// arithmetic on weak values is exact at 64 bits (`2**40 // 2**20` is 1048576; leaving i64 is
+// E0402), so only the value that finally materialises has to fit.
+//
+// Materialising. A weak integer materialises when it takes a concrete dtype: its default i32
+// (`defaultize`: printing, a fn argument or result, a loop carry, `array`, `full`, a staged op,
+// below) or the dtype of the array it meets (`convert`: `x_i32 + 2**40`, `x_u32 + (-1)`). If
+// the value does not fit that dtype it is E0228 at the expression, as JAX raises OverflowError
+// for a Python int too large for int32: never a silent wrap. Shapes, axes and lengths read the
+// i64 storage directly (`staticInt`) and never materialise. Explicit conversions (`i32(x)`,
+// `astype`; `cast`) are casts and wrap as documented. Weak floats are not checked: `1e300 * x`
+// with an f32 `x` gives inf, as in JAX.
+//
+// Traced weak values always have the default dtype: a weak fn argument is traced after
+// `defaultize`, and a staged op whose value operands are all weak (Tracer::apply, Note [Staging
+// weak values] in tracer.cpp) materialises its static weak operands at their default dtype
+// first, so its weak result is i32 / f32 like the eager result's surface type. Inside a fn
+// `broadcast_to(k, (3,))` of a `static k` is i32[3], as at the top level. A weak operand that
+// meets a strong one is converted to the strong dtype and made strong by the promotion
+// (binary, select, concat, matmul), so that rule never narrows it: `x_i64 + 3` stays i64.
+//
+// The rule, in short: the result of an op is weak when its value operands are all weak; weak
+// results are i32 / f32 wherever they are computed (static ones only show that dtype, staged
+// ones have it); a weak operand next to a strong one takes the strong dtype, as before.
 
 namespace {
 
@@ -43,10 +66,62 @@ AVal weakInt(int64_t v) { return AVal::of(Array::scalarInt(DType::I64, v), true)
 AVal weakFloat(double v) { return AVal::of(Array::scalar(DType::F64, v), true); }
 AVal strongScalar(DType t, double v) { return AVal::of(Array::scalar(t, v), false); }
 
+DType defaultDType(DType storage) {
+  return storage == DType::I64 ? DType::I32 : storage == DType::F64 ? DType::F32 : storage;
+}
+
+namespace {
+
+bool fitsIn(int64_t v, DType t) {
+  switch (t) {
+    case DType::I32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::U32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
+    case DType::U64: return v >= 0;
+    case DType::I64: return true;
+    case DType::Bool: case DType::F32: case DType::F64: return true;
+  }
+  return true;
+}
+
+// E0228 when a weak static integer materialises at an integer dtype that cannot hold one of its
+// values (Note [Weak types]). `defaulting`: it stands alone and takes the default i32.
+void checkWeakIntFits(const AVal& v, DType to, Span span, bool defaulting) {
+  if (!v.weak || !v.isStatic() || !isInteger(v.type.dtype) || !isInteger(to)) return;
+  const Array& a = *v.concrete;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    int64_t x = a.getInt(i);
+    if (fitsIn(x, to)) continue;
+    std::string n = std::to_string(x);
+    std::string where = a.size() == 1 ? "" : " (element " + std::to_string(i) + " of a weak " +
+                                                 shapeString(a.shape) + " array)";
+    if (defaulting)
+      fail("E0228", span,
+           "integer " + n + " does not fit in i32, the default integer type" + where,
+           "a number without a suffix is i32 when it stands alone; give it a dtype that holds it: "
+           "`i64(...)` around the expression, or an i64 literal such as `" + n + "i64`");
+    fail("E0228", span,
+         "integer " + n + " does not fit in " + dtypeName(to) +
+             ", the dtype it takes here" + where,
+         std::string("a number without a suffix takes the dtype of the array it meets (or of "
+                     "`dtype=`); use a value ") + dtypeName(to) +
+             " can hold, or convert the array to a wider dtype first (`i64(x)`)");
+  }
+}
+
+}  // namespace
+
 AVal defaultize(AVal v) {
+  if (!v.weak || !v.isStatic() || !isInteger(v.type.dtype)) return defaultize(std::move(v), Span{});
+  for (int64_t i = 0; i < v.concrete->size(); ++i)
+    if (!fitsIn(v.concrete->getInt(i), DType::I32)) return v;
+  return defaultize(std::move(v), Span{});
+}
+
+AVal defaultize(AVal v, Span span) {
   if (!v.weak || !v.isStatic()) return v;
-  DType to = v.type.dtype == DType::I64 ? DType::I32 : v.type.dtype == DType::F64 ? DType::F32 : v.type.dtype;
+  DType to = defaultDType(v.type.dtype);
   if (to == v.type.dtype) return v;
+  checkWeakIntFits(v, to, span, true);
   Array out(to, v.type.shape);
   for (int64_t i = 0; i < out.size(); ++i) {
     if (isFloat(to)) out.setDouble(i, v.concrete->getDouble(i));
@@ -57,7 +132,7 @@ AVal defaultize(AVal v) {
 
 Type surfaceType(const AVal& v) {
   Type t = v.type;
-  if (v.weak && v.isStatic()) t.dtype = t.dtype == DType::I64 ? DType::I32 : t.dtype == DType::F64 ? DType::F32 : t.dtype;
+  if (v.weak && v.isStatic()) t.dtype = defaultDType(t.dtype);
   return t;
 }
 
@@ -88,11 +163,28 @@ DType promoteTypes(const AVal& a, const AVal& b) {
 AVal ArrayOps::constant(Array a) { return AVal::of(std::move(a)); }
 
 AVal ArrayOps::convert(const AVal& x, DType to, Span span) {
+  checkWeakIntFits(x, to, span, false);
   if (x.type.dtype == to) return x;
+  // A static weak value converted for promotion stays weak (Tracer::apply folds it: a host
+  // number). A traced weak value has its default dtype; converted to any other dtype it is
+  // meeting a strong operand, and is strong from here (Note [Staging weak values]).
+  AVal in = x;
+  if (!x.isStatic() && to != DType::I32 && to != DType::F32) in.weak = false;
   Attrs at;
   at.dtype = to;
-  AVal r = t_.apply1(Op::Convert, {x}, at, span);
-  r.weak = x.weak;  // a weak literal converted for promotion stays weak
+  AVal r = t_.apply1(Op::Convert, {in}, at, span);
+  r.weak = in.weak;
+  return r;
+}
+
+AVal ArrayOps::cast(const AVal& x, DType to, Span span) {
+  AVal r = x;
+  if (x.type.dtype != to) {
+    Attrs at;
+    at.dtype = to;
+    r = t_.apply1(Op::Convert, {x}, at, span);
+  }
+  r.weak = false;
   return r;
 }
 
@@ -184,6 +276,7 @@ AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
   b = convert(b, t, span);
+  if (!weak) a.weak = b.weak = false;  // a weak operand that met a strong one takes its dtype
   Shape shape = broadcastShapes({a, b}, span, what);
   a = broadcastTo(a, shape, span, what);
   b = broadcastTo(b, shape, span, what);
@@ -196,7 +289,10 @@ AVal ArrayOps::trueDivide(AVal a, AVal b, Span span) {
   DType t = promoteTypes(a, b);
   if (!isFloat(t)) {
     bool wide = t == DType::I64 || t == DType::U64;
-    DType f = wide && !(a.weak && b.weak) ? DType::F64 : (a.weak && b.weak && a.isStatic() ? DType::F64 : DType::F32);
+    // Two static weak numbers divide at f64 (Python numbers, shown as f32); a traced weak one has
+    // the default width, so f32.
+    bool hostNumbers = a.weak && b.weak && a.isStatic() && b.isStatic();
+    DType f = (wide && !(a.weak && b.weak)) || hostNumbers ? DType::F64 : DType::F32;
     bool weak = a.weak && b.weak;
     a = convert(a, f, span);
     b = convert(b, f, span);
@@ -231,6 +327,7 @@ AVal ArrayOps::select(AVal c, AVal a, AVal b, Span span, const char* what) {
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
   b = convert(b, t, span);
+  if (!weak) a.weak = b.weak = false;
   Shape shape = broadcastShapes({c, a, b}, span, what);
   AVal r = t_.apply1(Op::Select,
                      {broadcastTo(c, shape, span, what), broadcastTo(a, shape, span, what),
@@ -292,6 +389,7 @@ AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
   if (t == DType::Bool) t = DType::I32;
   a = convert(a, t, span);
   b = convert(b, t, span);
+  if (!(a.weak && b.weak)) a.weak = b.weak = false;
   size_t ra = a.type.shape.size(), rb = b.type.shape.size();
   if (ra == 0 || rb == 0)
     fail("E0206", span, "matmul needs arrays of rank >= 1, got shapes " + shapeString(a.type.shape) +
@@ -332,9 +430,20 @@ AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
 
 AVal ArrayOps::concat(std::vector<AVal> xs, int64_t axis, Span span) {
   if (xs.empty()) fail("E0207", span, "concat needs at least one array");
-  DType t = xs[0].type.dtype;
-  for (size_t i = 1; i < xs.size(); ++i) t = promoteTypes(AVal::of(Array(t, {})), xs[i]);
-  for (AVal& x : xs) x = convert(x, t, span);
+  // Promote left to right as a chain of binary ops would: the running operand stays weak while
+  // every operand so far is, and traced if any is (a traced weak value fixes a weak width).
+  AVal acc = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i) {
+    DType t = promoteTypes(acc, xs[i]);
+    AVal next = xs[i].isStatic() ? acc : xs[i];
+    next.weak = acc.weak && xs[i].weak;
+    next.type.dtype = t;
+    acc = next;
+  }
+  for (AVal& x : xs) {
+    x = convert(x, acc.type.dtype, span);
+    if (!acc.weak) x.weak = false;  // a weak array that met a strong one takes its dtype
+  }
   size_t rank = xs[0].type.shape.size();
   if (rank == 0) fail("E0207", span, "concat cannot join scalars", "use `stack` to make a new axis");
   Attrs at;

@@ -16,8 +16,16 @@ AVal weakFloat(double v);
 AVal strongScalar(DType t, double v);
 
 /// A weak static value at its default dtype (i32 / f32); other values unchanged. Applied where a
-/// value stands alone: printing, function arguments, loop carries, stored arrays.
+/// value materialises: printing, function arguments and results, loop carries, stored arrays,
+/// staged ops. A weak integer outside the i32 range is E0228 at `span` (Note [Weak types]).
+AVal defaultize(AVal v, Span span);
+/// For showing a value only (formatting a value, the REPL's `:type`): defaultize that never
+/// fails; a weak integer outside the i32 range keeps its exact i64 storage.
 AVal defaultize(AVal v);
+
+/// The dtype a weak static value takes when it stands alone: i32 for i64 storage, f32 for f64;
+/// other dtypes unchanged.
+DType defaultDType(DType storage);
 
 /// The type a value shows the user: a weak static value at its default dtype (what
 /// `defaultize` would give), without converting any data. For messages and `:type`.
@@ -33,7 +41,12 @@ class ArrayOps {
   explicit ArrayOps(Tracer& t) : t_(t) {}
   Tracer& tracer() { return t_; }
 
+  /// Implicit conversion (promotion, `dtype=` of creation functions): a weak static integer that
+  /// does not fit `to` is E0228 at `span`. The result keeps x's weakness.
   AVal convert(const AVal& x, DType to, Span span);
+  /// Explicit conversion (`i32(x)`, `astype`): a cast that wraps integers like any
+  /// integer-to-integer conversion (`u32(-1)` is 4294967295); the result is strong.
+  AVal cast(const AVal& x, DType to, Span span);
   /// Broadcasts to `shape` (NumPy rules: trailing dims, size-1 stretches); `what` names the op
   /// for the error message.
   AVal broadcastTo(const AVal& x, const Shape& shape, Span span, const char* what = "broadcast_to");

@@ -21,7 +21,7 @@ AVal filled(Evaluator& ev, const Shape& shape, AVal value, std::optional<DType> 
     value = ev.ops().convert(value, *dtype, span);
     value.weak = false;
   } else {
-    value = defaultize(value);
+    value = defaultize(value, span);
   }
   return ev.ops().full(shape, value, span);
 }
@@ -41,12 +41,12 @@ Value full(Evaluator& ev, CallArgs& c) {
 Value zerosLike(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "zeros_like", {"x", "dtype="});
   AVal x = a.array(0);
-  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(defaultize(x).type.dtype), 0), std::nullopt, c.span));
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(surfaceType(x).dtype), 0), std::nullopt, c.span));
 }
 Value onesLike(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "ones_like", {"x", "dtype="});
   AVal x = a.array(0);
-  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(defaultize(x).type.dtype), 1), std::nullopt, c.span));
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(surfaceType(x).dtype), 1), std::nullopt, c.span));
 }
 
 Value arange(Evaluator& ev, CallArgs& c) {
@@ -139,9 +139,7 @@ Value clip(Evaluator& ev, CallArgs& c) {
 
 Value astype(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "astype", {"x", "dtype"});
-  AVal r = ev.ops().convert(a.array(0), *a.dtype(1), c.span);
-  r.weak = false;
-  return arr(r);
+  return arr(ev.ops().cast(a.array(0), *a.dtype(1), c.span));
 }
 
 // ---- reductions ----
@@ -363,8 +361,12 @@ Value dynamicSlice(Evaluator& ev, CallArgs& c) {
 
 Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "dynamic_update_slice", {"x", "update", "starts"});
-  AVal x = a.array(0);
-  AVal u = ev.ops().convert(a.array(1), x.type.dtype, c.span);
+  AVal x = a.array(0), u = a.array(1);
+  // The update takes x's dtype; two weak values promote as in a binary op (the result is weak).
+  DType t = x.weak && u.weak ? promoteTypes(x, u) : x.type.dtype;
+  x = ev.ops().convert(x, t, c.span);
+  u = ev.ops().convert(u, t, c.span);
+  if (!x.weak) u.weak = false;
   std::vector<AVal> in{x, u};
   const Value& st = a.get(2);
   std::vector<Value> starts = st.isTuple() ? *st.elems : std::vector<Value>{st};
@@ -380,6 +382,14 @@ Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
 // per signature, as Python's print under jax.jit): static values print as values, traced ones
 // as "traced f32[3]".
 Value print(Evaluator& ev, CallArgs& c) {
+  // A weak value prints at its default dtype: check here that it fits, so that E0228 points at
+  // the argument (format itself has no place to point at).
+  std::function<void(const Value&, Span)> materialise = [&](const Value& v, Span span) {
+    if (v.isArray()) defaultize(*v.array, span);
+    if (v.isTuple())
+      for (const Value& e : *v.elems) materialise(e, span);
+  };
+  for (size_t i = 0; i < c.pos.size(); ++i) materialise(c.pos[i], c.posSpans[i]);
   std::string line;
   for (size_t i = 0; i < c.pos.size(); ++i) line += (i ? " " : "") + ev.format(c.pos[i]);
   if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "print takes no keyword arguments");
@@ -410,7 +420,7 @@ Value array(Evaluator& ev, CallArgs& c) {
   };
   AVal r = build(a.get(0));
   if (auto t = a.dtype(1)) r = ev.ops().convert(r, *t, c.span);
-  else r = defaultize(r);
+  else r = defaultize(r, a.span(0));
   r.weak = false;
   return arr(r);
 }
@@ -433,8 +443,8 @@ Value assertClose(Evaluator& ev, CallArgs& c) {
   double rtol = a.number(2, 1e-5), atol = a.number(3, 1e-8);
   AVal x = a.array(0), y = a.array(1);
   Shape shape = ev.ops().broadcastShapes({x, y}, c.span, "assert_close");
-  AVal xb = ev.ops().broadcastTo(defaultize(x), shape, c.span);
-  AVal yb = ev.ops().broadcastTo(defaultize(y), shape, c.span);
+  AVal xb = ev.ops().broadcastTo(defaultize(x, a.span(0)), shape, c.span);
+  AVal yb = ev.ops().broadcastTo(defaultize(y, a.span(1)), shape, c.span);
   Array xa = concreteOrError(xb, StaticUse::HostConversion, a.span(0), "assert_close");
   Array ya = concreteOrError(yb, StaticUse::HostConversion, a.span(1), "assert_close");
   int64_t bad = 0, worst = -1;

@@ -59,10 +59,10 @@ Bits randomBits(ArrayOps& ops, const AVal& key, const Shape& shape, Span span) {
 // key(seed): a u32[2] key; the seed's high and low words.
 Value key(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "key", {"seed"});
-  AVal seed = ev.ops().convert(a.array(0), DType::U64, c.span);
-  AVal hi = ev.ops().convert(ev.ops().binary(Op::Shr, seed, strongScalar(DType::U64, 32), c.span, "key"), DType::U32, c.span);
-  AVal lo = ev.ops().convert(seed, DType::U32, c.span);
-  hi.weak = lo.weak = false;
+  // Casts: the seed's words are taken apart on purpose (a seed above 2^32 is fine).
+  AVal seed = ev.ops().cast(a.array(0), DType::U64, c.span);
+  AVal hi = ev.ops().cast(ev.ops().binary(Op::Shr, seed, strongScalar(DType::U64, 32), c.span, "key"), DType::U32, c.span);
+  AVal lo = ev.ops().cast(seed, DType::U32, c.span);
   return arr(ev.ops().concat({ev.ops().reshape(hi, {1}, c.span), ev.ops().reshape(lo, {1}, c.span)}, 0, c.span));
 }
 

@@ -110,6 +110,18 @@ const void* identity(const Value& v) {
   return nullptr;
 }
 
+std::shared_ptr<const void> payload(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: return v.array;
+    case ValueKind::Tuple: return v.elems;
+    case ValueKind::Closure: return v.closure;
+    case ValueKind::Vmap: return v.vmap;
+    case ValueKind::Builtin: case ValueKind::None: case ValueKind::String: case ValueKind::DType:
+      return nullptr;
+  }
+  return nullptr;
+}
+
 bool isPytree(const Value& v) {
   switch (v.kind) {
     case ValueKind::Array: case ValueKind::None: return true;
@@ -206,6 +218,7 @@ Value Evaluator::runProgram(const Program& p, const std::shared_ptr<Env>& env) {
       exec(s, env);
     }
   }
+  scopes_.collect();  // Note [Scope cycles]: escaped closures dropped by this program
   return last;
 }
 
@@ -304,6 +317,7 @@ void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {
                    " operations",
                "a `for` loop is unrolled at trace time; use `scan` or `fori_loop` for long loops");
         auto scope = std::make_shared<Env>(env, false);
+        ScopeEnd end{scopes_, scope};
         scope->define(f.var, Value::ofArray(weakInt(i)));
         const auto& body = static_cast<const BlockExpr&>(*f.body);
         for (const StmtPtr& st : body.stmts) exec(*st, scope);
@@ -373,7 +387,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
       const Env* where = nullptr;
       if (const Value* v = env->lookup(n.name, &where)) {
         if (captures_ && captures_->outer.count(where))
-          captures_->deps.push_back({where, n.name, identity(*v)});
+          captures_->deps.push_back({where, n.name, identity(*v), payload(*v), payload(*v) != nullptr});
         return *v;
       }
       if (auto t = dtypeFromName(n.name)) return Value::ofDType(*t);
@@ -421,6 +435,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::Block: {
       const auto& b = static_cast<const BlockExpr&>(e);
       auto scope = std::make_shared<Env>(env, false);
+      ScopeEnd end{scopes_, scope};
       for (const StmtPtr& s : b.stmts) exec(*s, scope);
       return b.result ? eval(*b.result, scope) : Value::none();
     }
@@ -486,7 +501,7 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
   }
   if (e.attr == "ndim") return Value::ofArray(weakInt(static_cast<int64_t>(a.type.shape.size())));
   if (e.attr == "size") return Value::ofArray(weakInt(numElements(a.type.shape)));
-  if (e.attr == "dtype") return Value::ofDType(defaultize(a).type.dtype);
+  if (e.attr == "dtype") return Value::ofDType(surfaceType(a).dtype);
   if (e.attr == "T") {
     std::vector<int64_t> perm;
     for (size_t i = a.type.shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
@@ -645,9 +660,7 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
       if (args.pos.size() != 1 || !args.kw.empty())
         fail("E0220", args.span, std::string(dtypeName(callee.dtype)) + "(x) takes one argument");
       AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
-      AVal r = ops_.convert(x, callee.dtype, args.span);
-      r.weak = false;
-      return Value::ofArray(r);
+      return Value::ofArray(ops_.cast(x, callee.dtype, args.span));
     }
     case ValueKind::Array: case ValueKind::Tuple: case ValueKind::None: case ValueKind::String:
       break;
@@ -716,6 +729,7 @@ Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound) {
     ~DepthGuard() { if (d > 0) --d; }
   } guard{depth_};
   auto scope = std::make_shared<Env>(c.env, true);
+  ScopeEnd end{scopes_, scope};
   for (size_t i = 0; i < bound.size(); ++i)
     if ((*c.params)[i].name != "_") scope->define((*c.params)[i].name, bound[i]);
   return eval(*c.body, scope);
@@ -759,7 +773,7 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
       TreeDef def;
       flatten(bound[i], leaves, def, span, "a function argument");
       std::vector<AVal> dl;
-      for (AVal& l : leaves) dl.push_back(defaultize(l));
+      for (AVal& l : leaves) dl.push_back(defaultize(l, span));
       size_t pos = 0;
       bound[i] = unflatten(def, dl, pos);
     }
@@ -768,11 +782,9 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
   std::string key = keyStream.str();
   CallRecord rec;
   rec.fn = c.name;
-  // Keyed by the closure's identity; the entry keeps the closure alive so its address is never
-  // reused by another function while the cache remembers it.
-  auto& perFn = cache_[&c];
+  auto& perFn = cacheOf(closure).entries;
   auto it = perFn.find(key);
-  if (it != perFn.end() && !capturesUnchanged(it->second.captured)) {
+  if (it != perFn.end() && (!capturesUnchanged(it->second.captured) || !keyedAlive(it->second))) {
     perFn.erase(it);  // a captured outer variable was rebound: its new value must be seen
     it = perFn.end();
   }
@@ -824,9 +836,15 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
     flatten(result, outLeaves, outTree, c.span, "a function result");
     std::vector<int> results;
     std::vector<bool> outWeak;
+    // A static weak result materialises at its default dtype; E0228 points at the result.
+    Span resultSpan = c.body->span;
+    if (c.body->kind == ExprKind::Block) {
+      const auto& block = static_cast<const BlockExpr&>(*c.body);
+      if (block.result) resultSpan = block.result->span;
+    }
     tracer_.withTrace(trace, [&] {
       for (const AVal& l : outLeaves) {
-        results.push_back(tracer_.varOf(defaultize(l)));
+        results.push_back(tracer_.varOf(defaultize(l, resultSpan)));
         outWeak.push_back(l.weak);
       }
     });
@@ -836,12 +854,12 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
     if (!err.empty()) internalError("IR of `" + c.name + "` fails verification: " + err);
     rec.traced = true;
     rec.traceMs = msSince(t0);
-    // Function-valued arguments are keyed by identity: keep them alive with the entry, so no
-    // other function can take their address while the entry exists.
-    std::vector<Value> keyed;
+    // Function-valued arguments are keyed by identity (Note [Cache lifetime]).
+    std::vector<std::weak_ptr<const void>> keyed;
     for (const Value& b : bound)
-      if (b.isCallable()) keyed.push_back(b);
-    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, closure, std::move(log.deps), std::move(keyed)}).first;
+      if (b.isCallable() && payload(b)) keyed.push_back(payload(b));
+    sweepCache();
+    it = perFn.emplace(key, Compiled{trace.funcPtr(), outTree, outWeak, std::move(log.deps), std::move(keyed)}).first;
   }
   // Run: flatten the non-static arguments in parameter order.
   std::vector<Array> in;
@@ -860,6 +878,40 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
   return unflatten(it->second.outTree, leaves, pos);
 }
 
+// Note [Cache lifetime]
+// The compile cache is keyed by the closure's address and by the addresses of function-valued
+// arguments (`apply(|a| a * 2, x)`), but it does not keep them alive: a closure made in a loop
+// body would otherwise be pinned forever, with its scope and every array the scope binds. It
+// holds weak references instead. Once one of them is gone, its address may be reused by
+// another function, so an entry whose closure or keyed function died is never used (cacheOf,
+// keyedAlive), and each new trace sweeps the dead entries out (sweepCache).
+Evaluator::FnCache& Evaluator::cacheOf(const std::shared_ptr<Closure>& closure) {
+  FnCache& fc = cache_[closure.get()];
+  if (fc.closure.expired()) {  // new, or left by a dead closure at the same address
+    fc.entries.clear();
+    fc.closure = closure;
+  }
+  return fc;
+}
+
+bool Evaluator::keyedAlive(const Compiled& entry) {
+  for (const std::weak_ptr<const void>& k : entry.keyedFunctions)
+    if (k.expired()) return false;
+  return true;
+}
+
+void Evaluator::sweepCache() {
+  for (auto fn = cache_.begin(); fn != cache_.end();) {
+    if (fn->second.closure.expired()) {
+      fn = cache_.erase(fn);
+      continue;
+    }
+    auto& entries = fn->second.entries;
+    for (auto e = entries.begin(); e != entries.end();) e = keyedAlive(e->second) ? std::next(e) : entries.erase(e);
+    ++fn;
+  }
+}
+
 // Note [Captured variables]
 // A function body may read variables of enclosing scopes (globals, the REPL's definitions);
 // their values are baked into the trace as constants. Each cache entry remembers which
@@ -871,6 +923,7 @@ bool Evaluator::capturesUnchanged(const std::vector<CaptureDep>& deps) const {
     const Env* where = nullptr;
     const Value* v = d.env->lookup(d.name, &where);
     if (!v || where != d.env || identity(*v) != d.identity) return false;
+    if (d.owned && d.held.expired()) return false;  // another value took the old one's address
   }
   return true;
 }
@@ -905,7 +958,7 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
     flatten(a, leaves, def, span, name.c_str());
     std::vector<AVal> abs;
     for (const AVal& leaf : leaves) {
-      AVal l = defaultize(leaf);
+      AVal l = defaultize(leaf, span);
       abs.push_back(t.trace->newParam(l.type, l.weak, l.origin ? l.origin : origin));
       paramVars.push_back(abs.back().var);
     }

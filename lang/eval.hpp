@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lang/array_ops.hpp"
@@ -29,11 +30,43 @@ class Env {
   const std::shared_ptr<Env>& parent() const { return parent_; }
   /// Drops every binding (breaks the cycle global scope -> closure -> global scope).
   void clear() { vars_.clear(); }
+  /// Moves every binding out (Note [Scope cycles]).
+  std::map<std::string, Value> takeVars() { return std::exchange(vars_, {}); }
 
  private:
   std::shared_ptr<Env> parent_;
   bool fnBoundary_;
   std::map<std::string, Value> vars_;
+};
+
+/// Frees scopes that end inside reference cycles (a closure bound in the scope that made it;
+/// Note [Scope cycles] in scope_release.cpp). An ending scope is checked at once; one still
+/// reachable but inside a cycle is remembered and checked again later, since the value that
+/// keeps it (an escaped closure) may be dropped without any scope ending.
+class ScopeCollector {
+ public:
+  /// A block, loop iteration or call ended: drops the scope's bindings when nothing outside
+  /// the cycles through it can reach it.
+  void ended(const std::shared_ptr<Env>& scope);
+  /// Checks the remembered scopes again (after each program, and when they double).
+  void collect();
+
+ private:
+  std::vector<std::weak_ptr<Env>> suspects_;
+  size_t threshold_ = 64;
+  bool collecting_ = false;
+};
+
+/// Tells the collector when a block, loop iteration or call ends, also by an error.
+struct ScopeEnd {
+  ScopeCollector& collector;
+  const std::shared_ptr<Env>& scope;
+  ~ScopeEnd() {
+    try {
+      collector.ended(scope);
+    } catch (...) {  // only bad_alloc: keeping the bindings is always safe
+    }
+  }
 };
 
 /// Arguments of a call, with spans for messages.
@@ -148,11 +181,14 @@ class Evaluator {
   void checkInterrupt(Span span);
   void execStmt(const Stmt& s, const std::shared_ptr<Env>& env);
 
-  /// An outer variable a traced body read, and the identity of the value it held.
+  /// An outer variable a traced body read, and the identity of the value it held (with a weak
+  /// reference to it: an address is only compared while its first owner lives).
   struct CaptureDep {
     const Env* env;
     std::string name;
     const void* identity;
+    std::weak_ptr<const void> held;
+    bool owned;  // `held` was set: the value is a shared object
   };
   struct CaptureLog {
     std::set<const Env*> outer;  // the scopes outside the function being traced
@@ -164,16 +200,26 @@ class Evaluator {
     FuncPtr func;
     TreeDef outTree;
     std::vector<bool> outWeak;
-    std::shared_ptr<Closure> closure;
     std::vector<CaptureDep> captured;
-    std::vector<Value> keyedFunctions;  // function-valued arguments, kept alive (their key is their address)
+    /// Function-valued arguments: keyed by address, so the entry is stale once one is gone.
+    std::vector<std::weak_ptr<const void>> keyedFunctions;
   };
+  /// The compiled signatures of one closure, which the cache does not keep alive (Note [Cache
+  /// lifetime] in eval.cpp).
+  struct FnCache {
+    std::weak_ptr<const Closure> closure;
+    std::map<std::string, Compiled> entries;
+  };
+  FnCache& cacheOf(const std::shared_ptr<Closure>& closure);
+  static bool keyedAlive(const Compiled& entry);
+  void sweepCache();
 
   EvalHost host_;
   Tracer tracer_;
   ArrayOps ops_;
   std::shared_ptr<Env> globals_;
-  std::map<const Closure*, std::map<std::string, Compiled>> cache_;
+  ScopeCollector scopes_;
+  std::map<const Closure*, FnCache> cache_;
   std::vector<std::shared_ptr<Program>> imported_;
   std::set<std::string> importedPaths_;
   std::vector<CallRecord> records_;
@@ -183,6 +229,9 @@ class Evaluator {
 
 /// The identity of a value's payload (two reads of an unchanged variable give the same).
 const void* identity(const Value& v);
+/// The shared object behind a value (its array, tuple, closure or vmapped function); null for
+/// builtins, strings, dtypes and None.
+std::shared_ptr<const void> payload(const Value& v);
 
 /// Whether a value is a tree of arrays, tuples and None (what compiled code can return).
 bool isPytree(const Value& v);

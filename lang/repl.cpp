@@ -103,8 +103,8 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
     Value v;
     if (session.run("<repl>", rest, &v)) {
       if (v.isArray()) {
-        AVal a = defaultize(*v.array);
-        out << typeString(a.type) << (a.weak ? " (weakly typed)" : "") << (a.isStatic() ? ", static" : ", traced") << "\n";
+        const AVal& a = *v.array;
+        out << typeString(surfaceType(a)) << (a.weak ? " (weakly typed)" : "") << (a.isStatic() ? ", static" : ", traced") << "\n";
       } else {
         out << describe(v) << "\n";
       }

@@ -18,9 +18,35 @@ namespace scn {
 // shapes, indices), so `x.shape[0] * 2` stays static. Larger static arrays inside a trace are
 // staged as constants; broadcasts, iotas and control flow inside a trace are always staged.
 
+// Note [Staging weak values]
+// The result of an op is weak when its value operands are all weak (Select's predicate and the
+// start indices of the dynamic slices are not value operands). Folded, such a result keeps the
+// 64-bit storage of static weak values (Note [Weak types] in array_ops.cpp). Staged, it becomes
+// a traced weak value, and traced weak values have the default dtype: so before staging, each
+// static weak operand is materialised at its default dtype (`defaultize`, which checks that an
+// integer fits i32: E0228 at the op). The staged op then computes what the eager op would show:
+// `broadcast_to(k, (3,))` of a static weak `k` is i32[3] in a fn and at the top level.
+// Only all-weak ops are touched: a weak operand that met a strong one has been converted to the
+// strong dtype and made strong by the promotion (ArrayOps::binary, select, concat, matmul), so
+// `x_i64 + 3` stays i64. A Convert of a static weak value is always folded (it only changes the
+// host storage, as promotion between weak values does), and ArrayOps::convert makes a traced
+// weak value strong when it goes to a dtype other than i32/f32 (only a strong operand asks for
+// one), so no traced weak value ever has a 64-bit dtype. Control flow keeps its operands: loop
+// carries and branch operands were defaultized when the bodies were traced.
+
 namespace {
 constexpr int64_t kFoldLimit = 1024;  // elements of a folded result inside a trace
+
+// Whether input `i` of `op` is a value operand, whose weakness the result inherits.
+bool isValueOperand(Op op, size_t i) {
+  if (op == Op::Select) return i != 0;
+  if (op == Op::DynamicSlice) return i == 0;
+  if (op == Op::DynamicUpdateSlice) return i <= 1;
+  return true;
 }
+
+bool isWide(DType t) { return t == DType::I64 || t == DType::F64; }
+}  // namespace
 
 Trace::Trace(Trace* parent, std::string name) : parent_(parent), func_(std::make_shared<Func>()) {
   func_->name = std::move(name);
@@ -79,15 +105,35 @@ int Tracer::varOf(const AVal& v) {
   return out;
 }
 
-std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& in, const Attrs& attrs, Span span,
+std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& inputs, const Attrs& attrs, Span span,
                                 const std::vector<FuncPtr>& subs) {
+  std::vector<AVal> in = inputs;
   std::vector<Type> inTypes;
-  bool allStatic = true, allWeak = !in.empty();
-  for (const AVal& v : in) {
-    inTypes.push_back(v.type);
-    allStatic = allStatic && v.isStatic();
-    allWeak = allWeak && v.weak;
+  bool allStatic = true, allWeak = true, anyValue = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    inTypes.push_back(in[i].type);
+    allStatic = allStatic && in[i].isStatic();
+    if (!isValueOperand(op, i)) continue;
+    anyValue = true;
+    allWeak = allWeak && in[i].weak;
   }
+  allWeak = allWeak && anyValue;
+  bool controlFlow = op == Op::Scan || op == Op::While || op == Op::Cond;
+  // Note [Staging weak values]: a staged all-weak op sees its static weak operands at their
+  // default dtype. With a traced operand the op is staged for sure, so before type inference
+  // (the traced operands already have the default dtype); otherwise once folding is ruled out.
+  auto materialiseWeak = [&] {
+    bool changed = false;
+    if (!allWeak || controlFlow || !tracing()) return changed;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!in[i].isStatic() || !in[i].weak || !isWide(in[i].type.dtype)) continue;
+      in[i] = defaultize(in[i], span);
+      inTypes[i] = in[i].type;
+      changed = true;
+    }
+    return changed;
+  };
+  if (!allStatic) materialiseWeak();
   InferResult r = inferTypes(op, inTypes, attrs, subs);
   if (!r.ok()) fail("E0201", span, r.error);
   Eqn e;
@@ -95,13 +141,18 @@ std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& in, const Attrs&
   e.attrs = attrs;
   e.subs = subs;
   e.span = span;
-  bool controlFlow = op == Op::Scan || op == Op::While || op == Op::Cond;
   // Broadcasts and iotas stay symbolic inside a trace: folding them would only trade a scalar
   // for a materialised constant array.
   bool expands = op == Op::BroadcastInDim || op == Op::Iota;
   bool small = !expands;
   for (const Type& t : r.types) small = small && numElements(t.shape) <= kFoldLimit;
-  if (allStatic && (!tracing() || (small && !controlFlow))) return fold(e, in, allWeak);
+  // Converting a static weak value only changes its host storage (Note [Staging weak values]).
+  bool hostConvert = op == Op::Convert && allWeak;
+  if (allStatic && (!tracing() || (small && !controlFlow) || hostConvert)) return fold(e, in, allWeak);
+  if (allStatic && materialiseWeak()) {
+    r = inferTypes(op, inTypes, attrs, subs);
+    if (!r.ok()) fail("E0201", span, r.error);
+  }
   return emit(std::move(e), r.types, in, allWeak);
 }
 

@@ -62,9 +62,10 @@ class Tracer {
   bool tracing() const { return current_ != nullptr; }
 
   /// Applies `op`: folds it when every input is static (top level, or small values inside a
-  /// trace), otherwise emits an equation into the current trace. Shape errors become E0201
-  /// diagnostics at `span`.
-  std::vector<AVal> apply(Op op, const std::vector<AVal>& in, const Attrs& attrs, Span span,
+  /// trace), otherwise emits an equation into the current trace; an all-weak op materialises its
+  /// static weak operands at their default dtype first (Note [Staging weak values]). Shape
+  /// errors become E0201 diagnostics at `span`.
+  std::vector<AVal> apply(Op op, const std::vector<AVal>& inputs, const Attrs& attrs, Span span,
                           const std::vector<FuncPtr>& subs = {});
   AVal apply1(Op op, const std::vector<AVal>& in, const Attrs& attrs, Span span) {
     return apply(op, in, attrs, span).at(0);
