@@ -7,6 +7,7 @@
 #include <new>
 
 #include "jit/array.hpp"
+#include "jit/cpu/host_blocks.hpp"
 #include "lang/session.hpp"
 
 #ifndef SCN_VERSION
@@ -515,5 +516,9 @@ const char* dataTypeName(DataType t) { return validDataType(t) ? dtypeName(stati
 size_t dataTypeSize(DataType t) { return validDataType(t) ? dtypeSize(static_cast<DType>(t)) : 0; }
 
 const char* version() { return SCN_VERSION; }
+
+size_t reusableMemoryBytes() { return cpu::recycledBytes(); }
+
+void setReusableMemoryLimit(size_t bytes) { cpu::setRecycleLimit(bytes); }
 
 }  // namespace scn

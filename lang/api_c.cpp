@@ -307,4 +307,8 @@ size_t scn_dtype_size(scn_dtype dtype) {
 
 const char* scn_version(void) { return scn::version(); }
 
+size_t scn_reusable_memory_bytes(void) { return scn::reusableMemoryBytes(); }
+
+void scn_set_reusable_memory_limit(size_t bytes) { scn::setReusableMemoryLimit(bytes); }
+
 }  // extern "C"

@@ -165,6 +165,13 @@ SCN_C_API size_t scn_dtype_size(scn_dtype dtype);
 /** The library version, "0.1.0". */
 SCN_C_API const char* scn_version(void);
 
+/** Freed result and temporary blocks of 4 MiB or more are kept for reuse by later calls (of any
+ *  context: process-wide). The bytes kept now, memory no array uses: */
+SCN_C_API size_t scn_reusable_memory_bytes(void);
+/** The most bytes kept (default 256 MiB; no single block over half of it); 0 frees what is
+ *  kept and keeps nothing from then on. */
+SCN_C_API void scn_set_reusable_memory_limit(size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -295,4 +295,12 @@ class SCN_API Context {
 /// The library's version, "0.1.0".
 SCN_API const char* version();
 
+/// Freed result and temporary blocks of 4 MiB or more are kept for reuse by later calls (of any
+/// context: this is process-wide), so a function called in a loop writes into memory that is
+/// already paged in. The bytes kept now (memory no array uses):
+SCN_API size_t reusableMemoryBytes();
+/// The most bytes kept (default 256 MiB; no single block over half of it). 0 frees what is kept
+/// and keeps nothing from then on.
+SCN_API void setReusableMemoryLimit(size_t bytes);
+
 }  // namespace scn

@@ -35,9 +35,10 @@ void collect(const scn_diagnostic* d, void* user) {
 struct CHost {
   std::vector<Diag> diags;
   scn_context* ctx = nullptr;
-  CHost() {
+  explicit CHost(const char* backend = nullptr) {
     scn_options o;
     EXPECT_EQ(scn_options_init(&o), SCN_OK);
+    o.backend = backend;
     o.on_diagnostic = collect;
     o.diagnostic_user = &diags;
     EXPECT_EQ(scn_context_new(&o, &ctx), SCN_OK);
@@ -389,6 +390,30 @@ TEST(ApiC, CacheDirAndInterrupt) {
 // Shapes whose byte size does not fit in 64 bits (a fuzz_capi finding: the byte strides of an
 // empty array with a huge dimension overflowed). Empty arrays are fine whatever their other
 // dimensions; a non-empty one that no address space can hold is E0402.
+TEST(ApiC, ReusableMemory) {
+  // A 16 MiB result, freed: kept for the next call of the same size, then given back.
+  CHost h("cpu");
+  ASSERT_EQ(scn_load_source(h.ctx, "fn big(a) = a * 2.0", nullptr), SCN_OK);
+  scn_function* f = h.fn("big");
+  std::vector<float> x(size_t(1) << 22, 1.5f);
+  int64_t shape[1] = {int64_t(1) << 22};
+  scn_array in = view(SCN_F32, 1, shape, x.data());
+  scn_array* out = nullptr;
+  size_t nout = 0;
+  size_t before = scn_reusable_memory_bytes();
+  ASSERT_EQ(scn_call(f, &in, 1, &out, &nout), SCN_OK) << scn_last_error(h.ctx);
+  EXPECT_EQ(static_cast<const float*>(out[0].data)[12345], 3.0f);
+  scn_array_free(out, nout);
+  EXPECT_GE(scn_reusable_memory_bytes(), before + (size_t(16) << 20));
+  scn_set_reusable_memory_limit(0);
+  EXPECT_EQ(scn_reusable_memory_bytes(), 0u);
+  ASSERT_EQ(scn_call(f, &in, 1, &out, &nout), SCN_OK) << scn_last_error(h.ctx);
+  scn_array_free(out, nout);
+  EXPECT_EQ(scn_reusable_memory_bytes(), 0u) << "nothing is kept with the limit at 0";
+  scn_set_reusable_memory_limit(size_t(256) << 20);
+  scn_function_free(f);
+}
+
 TEST(ApiC, HugeShapes) {
   CHost h;
   ASSERT_EQ(scn_load_source(h.ctx, "fn total(a) = sum(a)", nullptr), SCN_OK);

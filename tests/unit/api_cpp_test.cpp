@@ -396,6 +396,25 @@ int countFiles(const std::filesystem::path& dir, const std::string& suffix) {
   return n;
 }
 
+TEST(ApiCpp, ReusableMemoryIsBoundedAndCanBeGivenBack) {
+  Host h("cpu");
+  ASSERT_TRUE(h.ctx.load("fn big(a) = a + 1.0", "big.scn"));
+  auto f = h.ctx.function("big");
+  ASSERT_TRUE(f.ok());
+  std::vector<double> x(size_t(1) << 21, 2.0);  // 16 MiB
+  scn::setReusableMemoryLimit(size_t(256) << 20);
+  size_t before = scn::reusableMemoryBytes();
+  {
+    auto r = f->call({scn::ArrayView::of(x.data(), {int64_t(1) << 21})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(values<double>(r.value().at(0))[7], 3.0);
+  }
+  EXPECT_GE(scn::reusableMemoryBytes(), before + (size_t(16) << 20));
+  scn::setReusableMemoryLimit(size_t(8) << 20);  // below what is kept: the oldest blocks go
+  EXPECT_LE(scn::reusableMemoryBytes(), size_t(8) << 20);
+  scn::setReusableMemoryLimit(size_t(256) << 20);
+}
+
 TEST(ApiCpp, CacheDirSkipsCodegenInASecondContext) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("scn_api_cache_" + std::to_string(getpid()));
