@@ -70,8 +70,6 @@ DType defaultDType(DType storage) {
   return storage == DType::I64 ? DType::I32 : storage == DType::F64 ? DType::F32 : storage;
 }
 
-namespace {
-
 bool fitsIn(int64_t v, DType t) {
   switch (t) {
     case DType::I32: return v >= INT32_MIN && v <= INT32_MAX;
@@ -82,6 +80,8 @@ bool fitsIn(int64_t v, DType t) {
   }
   return true;
 }
+
+namespace {
 
 // E0228 when a weak static integer materialises at an integer dtype that cannot hold one of its
 // values (Note [Weak types]). `defaulting`: it stands alone and takes the default i32.
@@ -264,7 +264,7 @@ void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
   }
   if (overflow)
     fail("E0402", span,
-         "integer overflow in shape arithmetic: " + std::to_string(x) + " " + sym + " " +
+         "integer overflow: " + std::to_string(x) + " " + sym + " " +
              std::to_string(y) + " does not fit in a signed 64-bit integer",
          "integers without a suffix are exact 64-bit host values; use a float (2.0**64) for a large number");
 }

@@ -22,6 +22,8 @@ AVal defaultize(AVal v, Span span);
 /// For showing a value only (formatting a value, the REPL's `:type`): defaultize that never
 /// fails; a weak integer outside the i32 range keeps its exact i64 storage.
 AVal defaultize(AVal v);
+/// Whether the integer v is a value of dtype t (always true for bool and float dtypes).
+bool fitsIn(int64_t v, DType t);
 
 /// The dtype a weak static value takes when it stands alone: i32 for i64 storage, f32 for f64;
 /// other dtypes unchanged.

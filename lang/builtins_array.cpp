@@ -73,6 +73,16 @@ Value arange(Evaluator& ev, CallArgs& c) {
   if (step == 0) fail("E0223", a.span(2), "arange step must not be zero");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
   DType t = a.dtype(3).value_or(anyFloat ? DType::F32 : DType::I32);
+  if (isInteger(t) && n > 0) {  // as a weak integer that does not fit (Note [Weak types])
+    double last = start + static_cast<double>(n - 1) * step;
+    for (double v : {start, last})
+      if (std::fabs(v) >= 0x1p63 || !fitsIn(static_cast<int64_t>(v), t))
+        fail("E0228", c.span,
+             "arange reaches " + (std::fabs(v) < 0x1p63 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v)) +
+                 ", which does not fit in " + dtypeName(t) +
+                 (a.dtype(3) ? "" : ", the default integer type"),
+             "give it a dtype that holds every value, e.g. `dtype=i64`");
+  }
   AVal i = ev.ops().iota(isFloat(t) ? t : DType::I64, {n}, 0, c.span);
   AVal r = ev.ops().binary(Op::Add, ev.ops().binary(Op::Mul, i, anyFloat ? weakFloat(step) : weakInt(static_cast<int64_t>(step)), c.span, "arange"),
                            anyFloat ? weakFloat(start) : weakInt(static_cast<int64_t>(start)), c.span, "arange");
