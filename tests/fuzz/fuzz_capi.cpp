@@ -65,46 +65,6 @@ struct Inputs {
   std::vector<std::vector<unsigned char>> buffers;
 };
 
-/// Interrupts a call that has run for more than kCallSeconds with scn_interrupt, as a host
-/// would: a legitimate program may run for years (`running` over a (2**63 - 1, 0) array is a
-/// scan of 2**63 - 1 empty steps). Only a call that ignores the interrupt is a finding, and
-/// libFuzzer's -timeout catches that.
-class Watchdog {
- public:
-  static constexpr double kCallSeconds = 3;
-  Watchdog() : thread_([this] { watch(); }) {}
-  ~Watchdog() {
-    stop_ = true;
-    thread_.join();
-  }
-  void begin(scn_context* ctx) {
-    std::lock_guard<std::mutex> lock(m_);
-    ctx_ = ctx;
-    start_ = std::chrono::steady_clock::now();
-  }
-  void end() {
-    std::lock_guard<std::mutex> lock(m_);
-    ctx_ = nullptr;
-  }
-
- private:
-  void watch() {
-    while (!stop_) {
-      {
-        std::lock_guard<std::mutex> lock(m_);
-        if (ctx_ && std::chrono::steady_clock::now() - start_ > std::chrono::duration<double>(kCallSeconds))
-          scn_interrupt(ctx_);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  std::mutex m_;
-  scn_context* ctx_ = nullptr;
-  std::chrono::steady_clock::time_point start_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 /// SCN_FUZZ_PRINT=1: each call's inputs (dtype, shape, byte strides) on stderr, to read a
 /// reproducer.
 void printCall(const scn_function* f, const scn_array* inputs, size_t n) {
@@ -280,8 +240,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         int nullKind = in.ConsumeIntegralInRange<int>(0, 40);
         static const bool print = scn::fuzz::envFlag("SCN_FUZZ_PRINT");
         if (print && inputs) printCall(f, inputs, n);
-        static Watchdog watchdog;
-        watchdog.begin(ctxAlive ? ctx : nullptr);  // a function of a freed context has none to interrupt
+        static scn::fuzz::Watchdog watchdog;
+        if (ctxAlive) watchdog.begin([ctx] { scn_interrupt(ctx); });  // a freed context's function has none
         scn_status s = scn_call(f, inputs, n, nullKind == 0 ? nullptr : &outs, nullKind == 1 ? nullptr : &nout);
         watchdog.end();
         checkReported(s, "scn_call", before, f != nullptr);
