@@ -162,12 +162,15 @@ void ScopeCollector::ended(const std::shared_ptr<Env>& scope) {
 void ScopeCollector::collect() {
   if (collecting_ || suspects_.empty()) return;
   collecting_ = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{collecting_};
   std::vector<std::weak_ptr<Env>> pending = std::move(suspects_);
   suspects_.clear();
   for (const std::weak_ptr<Env>& w : pending)
     if (std::shared_ptr<Env> scope = w.lock()) ended(scope);  // the handle counts as the frame's
   threshold_ = std::max<size_t>(64, 2 * suspects_.size());
-  collecting_ = false;
 }
 
 }  // namespace scn
