@@ -276,6 +276,8 @@ class ModuleEmitter {
   /// The loop nest of a kernel over its buffers `bufs` (noalias pointer arguments, in order).
   llvm::Function* emitBody(const Kernel& k, const std::string& prefix,
                            const std::vector<int>& bufs) {
+    SCN_ASSERT(!k.scan, "kernel " + k.name + " is a single-pass tile scan, which only the CUDA "
+                        "backend asks for (LowerOptions::singlePassScanMin)");
     std::map<int, int> argOf;
     std::vector<llvm::Type*> params;
     for (size_t i = 0; i < bufs.size(); ++i) {
