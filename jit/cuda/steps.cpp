@@ -263,16 +263,28 @@ class Runner {
                     });
   }
 
+  /// What a graph of `iterations` iterations of loop s bakes in: the step, the count, the slot
+  /// pointers and the outer counters read by step offsets.
+  std::vector<uint64_t> graphKey(const kir::Step& s, const LoopPlan& plan, int64_t iterations) const {
+    std::vector<uint64_t> key = {reinterpret_cast<uintptr_t>(&s), static_cast<uint64_t>(iterations)};
+    for (void* p : slots_) key.push_back(reinterpret_cast<uintptr_t>(p));
+    for (int h : plan.offsetVars) key.push_back(static_cast<uint64_t>(hostVars_.at(h)));
+    return key;
+  }
+
+  /// The graph captured earlier with this key, or -1.
+  int findGraph(const std::vector<uint64_t>& key) const {
+    for (size_t g = 0; g < graphs_.size(); ++g)
+      if (graphs_[g].key == key) return static_cast<int>(g);
+    return -1;
+  }
+
   /// The graph of `chunk` iterations of loop s as things stand (slot pointers, counters), captured
   /// now or earlier in this run (a loop inside a host-driven loop meets the same state again);
   /// -1 when the target cannot capture.
   int captured(const kir::Step& s, const LoopPlan& plan, int64_t chunk) {
-    // What the graph bakes in: slot pointers and the outer counters read by step offsets.
-    std::vector<uint64_t> key = {reinterpret_cast<uintptr_t>(&s), static_cast<uint64_t>(chunk)};
-    for (void* p : slots_) key.push_back(reinterpret_cast<uintptr_t>(p));
-    for (int h : plan.offsetVars) key.push_back(static_cast<uint64_t>(hostVars_.at(h)));
-    for (size_t g = 0; g < graphs_.size(); ++g)
-      if (graphs_[g].key == key) return static_cast<int>(g);
+    std::vector<uint64_t> key = graphKey(s, plan, chunk);
+    if (int g = findGraph(key); g >= 0) return g;
     if (!t_.beginCapture()) return -1;
     capturing_ = true;
     capturedBytes_ = 0;
@@ -380,11 +392,8 @@ class Runner {
 
   /// The graph of k guarded iterations of while loop s (condition, flag kernel, body).
   int capturedWhile(const kir::Step& s, const LoopPlan& plan, int64_t k) {
-    std::vector<uint64_t> key = {reinterpret_cast<uintptr_t>(&s), static_cast<uint64_t>(k)};
-    for (void* p : slots_) key.push_back(reinterpret_cast<uintptr_t>(p));
-    for (int h : plan.offsetVars) key.push_back(static_cast<uint64_t>(hostVars_.at(h)));
-    for (size_t g = 0; g < graphs_.size(); ++g)
-      if (graphs_[g].key == key) return static_cast<int>(g);
+    std::vector<uint64_t> key = graphKey(s, plan, k);
+    if (int g = findGraph(key); g >= 0) return g;
     bool ok = t_.beginCapture();
     SCN_ASSERT(ok, "speculative while chunks need a target that captures");
     capturing_ = guardCopies_ = true;
