@@ -133,6 +133,15 @@ def gp_cumprod(n, x0, a):
     return jnp.cumprod(jnp.concatenate((x0[None], jnp.full((n - 1,), a, dtype=jnp.float64))))
 
 
+# ---- associative_scan with user combiners (scn_bench.cpp: running_lse, last_nonzero) ----
+def running_lse(x):
+    return lax.associative_scan(lambda a, b: jnp.maximum(a, b) + jnp.log1p(jnp.exp(-jnp.abs(a - b))), x)
+
+
+def last_nonzero(x):
+    return lax.associative_scan(lambda a, b: jnp.where(b != 0.0, b, a), x)
+
+
 # ---- loop overhead: a scalar-carry scan ----
 def scalar_scan(x0, n):
     return lax.scan(lambda c, _: (c * 1.0000001 + 1e-7, None), x0, None, length=n)[0]
@@ -151,7 +160,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "L"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "L"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -185,6 +194,17 @@ def main():
             ms, k, c, compiled = measure(fn, args, runs)
             emit("W3", name, size, ms, k, c, peak_of(compiled, args))
         del steps
+
+    if "A" in only:
+        n = 2**16 if quick else 2**22
+        k1, k2 = jax.random.split(jax.random.PRNGKey(7))
+        f32 = jnp.float32  # explicit: W3 turns on x64, which makes uniform's default f64
+        x = jnp.where(jax.random.uniform(k1, (n,), dtype=f32) < 0.5, jax.random.uniform(k2, (n,), dtype=f32), 0.0)
+        assert x.dtype == f32
+        for name, fn in (("logaddexp", running_lse), ("last nonzero", last_nonzero)):
+            ms, k, c, _ = measure(fn, (x,), runs, 0.3)
+            emit("A", name, f"2^{n.bit_length() - 1}", ms, k, c)
+        del x
 
     if "L" in only:
         n = 10**6

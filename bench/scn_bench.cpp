@@ -23,7 +23,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,L,S";
+  std::string only = "P,W1,W2,W3,A,L,S";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -48,6 +48,12 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
   // The loop-overhead probe: a scalar carry, nothing else per iteration.
   if (!s->run("<bench>", "fn scalar_scan(x0, static n) = scan(|c, _| (c * 1.0000001 + 1e-7, None), "
                          "x0, None, length=n).0"))
+    die("bench definitions failed");
+  // associative_scan with user combiners (Note [Associative scans]): a running log-sum-exp, and
+  // "the last nonzero value" (cheap, not commutative). bench/jax_bench.py has the same two.
+  if (!s->run("<bench>",
+              "fn running_lse(x) = associative_scan(|a, b| maximum(a, b) + log1p(exp(-abs(a - b))), x)\n"
+              "fn last_nonzero(x) = associative_scan(|a, b| where(b != 0.0, b, a), x)"))
     die("bench definitions failed");
   return s;
 }
@@ -231,6 +237,20 @@ void w3(Session& s, const Options& o) {
   runGroup(std::move(vs), o, 0);
 }
 
+/// associative_scan over 2^22 f32 with two user combiners (not a seed workload; issue 7 asks for
+/// associative_scan as a parallel scan).
+void assocScans(Session& s, const Options& o) {
+  int lg = o.quick ? 16 : 22;
+  std::string size = "2^" + std::to_string(lg);
+  Value x = global(s, "bench_a_x", "where(uniform(key(7), (2**" + std::to_string(lg) +
+                                       ",)) < 0.5, uniform(key(8), (2**" + std::to_string(lg) + ",)), 0.0)");
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "running_lse", {x}, rec("scn", "A", "logaddexp", size)));
+  vs.push_back(prepare(s, "last_nonzero", {x}, rec("scn", "A", "last nonzero", size)));
+  runGroup(std::move(vs), o, 0.3);
+  global(s, "bench_a_x", "0");  // free the input
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -304,13 +324,14 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,L,S] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,L,S] [--source-dir DIR]");
   }
   if (o.want("P")) probes(o);
   auto s = openSession(o, "cpu");
   if (o.want("W1")) w1(*s, o);
   if (o.want("W2")) w2(*s, o);
   if (o.want("W3")) w3(*s, o);
+  if (o.want("A")) assocScans(*s, o);
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
   return 0;

@@ -44,6 +44,10 @@ class Backend {
   virtual std::string name() const = 0;
   /// Compiles `f` (already verified). Errors are UserErrors (diagnostics), never aborts.
   virtual std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats = nullptr) = 0;
+  /// Whether associative_scan with an elementwise combiner should reach this backend as one op
+  /// (lowered like cumsum: a blocked or serial scan) rather than as the tracer's log-depth
+  /// rounds of array ops, which suit a GPU better (Note [Associative scans] in jit/combiner.cpp).
+  virtual bool scansWithCombiners() const { return true; }
 };
 
 /// The reference interpreter: simple, complete, obviously correct; the oracle for the JITs.

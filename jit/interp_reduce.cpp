@@ -1,7 +1,9 @@
 // Reference kernels that combine elements: iota, reductions, arg-reductions, cumulative ops and
 // dot_general. See Note [Reduction order].
 #include <algorithm>
+#include <cstring>
 
+#include "jit/backend.hpp"
 #include "jit/interp_kernels.hpp"
 #include "jit/scalar.hpp"
 
@@ -114,6 +116,30 @@ Array cumulativeOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
           o[at] = step == 0 ? p[at] : scalar::binary<T>(comb, o[(a * s.dim + prev) * s.inner + b], p[at]);
         }
   });
+  return r;
+}
+
+Array assocScanOp(const Func& combiner, const Array& x, const Attrs& attrs, const Type& out) {
+  // The definition (Note [Associative scans]): a left fold along the axis, one call of the
+  // scalar combiner per element.
+  Array r(out.dtype, out.shape);
+  AxisSplit s = splitAt(x.shape, attrs.axes[0]);
+  size_t width = dtypeSize(x.dtype);
+  auto element = [&](const Array& a, int64_t i) {
+    Array e(a.dtype, {});
+    std::memcpy(e.raw(), static_cast<const char*>(a.raw()) + i * width, width);
+    return e;
+  };
+  for (int64_t a = 0; a < s.outer; ++a)
+    for (int64_t b = 0; b < s.inner; ++b)
+      for (int64_t step = 0; step < s.dim; ++step) {
+        int64_t k = attrs.reverse ? s.dim - 1 - step : step;
+        int64_t prev = attrs.reverse ? k + 1 : k - 1;
+        int64_t at = (a * s.dim + k) * s.inner + b;
+        Array v = step == 0 ? element(x, at)
+                            : interpret(combiner, {element(r, (a * s.dim + prev) * s.inner + b), element(x, at)})[0];
+        std::memcpy(static_cast<char*>(r.raw()) + at * width, v.raw(), width);
+      }
   return r;
 }
 

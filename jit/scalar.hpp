@@ -342,7 +342,7 @@ template <typename T> T unary(Op op, T x) {
     case Op::Constant: case Op::Iota: case Op::ReduceSum: case Op::ReduceProd:
     case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: case Op::ReduceOr:
     case Op::ArgMax: case Op::ArgMin: case Op::CumSum: case Op::CumProd: case Op::CumMax:
-    case Op::CumMin: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
+    case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Concat: case Op::Slice: case Op::Reverse: case Op::DynamicSlice:
     case Op::DynamicUpdateSlice: case Op::DotGeneral: case Op::Scan: case Op::While:
     case Op::Cond:
@@ -381,7 +381,7 @@ template <typename T> T binary(Op op, T a, T b) {
     case Op::Ge: case Op::Select: case Op::Convert: case Op::Constant: case Op::Iota:
     case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin:
     case Op::ReduceAnd: case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumSum:
-    case Op::CumProd: case Op::CumMax: case Op::CumMin: case Op::BroadcastInDim:
+    case Op::CumProd: case Op::CumMax: case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim:
     case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
     case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::DotGeneral: case Op::Scan:
     case Op::While: case Op::Cond:
@@ -408,7 +408,7 @@ template <typename T> bool compare(Op op, T a, T b) {
     case Op::Constant: case Op::Iota: case Op::ReduceSum: case Op::ReduceProd:
     case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: case Op::ReduceOr:
     case Op::ArgMax: case Op::ArgMin: case Op::CumSum: case Op::CumProd: case Op::CumMax:
-    case Op::CumMin: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
+    case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Concat: case Op::Slice: case Op::Reverse: case Op::DynamicSlice:
     case Op::DynamicUpdateSlice: case Op::DotGeneral: case Op::Scan: case Op::While:
     case Op::Cond:
@@ -435,7 +435,7 @@ inline Op combinerOf(Op op) {
     case Op::Rem: case Op::Pow: case Op::Max: case Op::Min: case Op::And: case Op::Or:
     case Op::Xor: case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt:
     case Op::Le: case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert:
-    case Op::Constant: case Op::Iota: case Op::ArgMax: case Op::ArgMin:
+    case Op::Constant: case Op::Iota: case Op::ArgMax: case Op::ArgMin: case Op::AssocScan:
     case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose: case Op::Concat:
     case Op::Slice: case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
     case Op::DotGeneral: case Op::Scan: case Op::While: case Op::Cond:

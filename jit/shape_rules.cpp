@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "jit/combiner.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -442,6 +443,10 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
         return error(name + " needs exactly one axis but got axes=" + listString(attrs.axes));
       std::string e = checkAxes(info.name, attrs.axes, in[0].shape.size(), true, in[0]);
       if (!e.empty()) return error(e);
+      if (op == Op::AssocScan) {
+        if (subs.size() != 1 || !subs[0]) return error("associative_scan needs exactly one combiner function");
+        if (std::string c = checkScalarCombiner(*subs[0], in[0].dtype); !c.empty()) return error(c);
+      }
       if (info.category == OpCategory::Cumulative) return ok({in[0]});
       if (in[0].shape[attrs.axes[0]] == 0)
         return error(name + " of " + typeString(in[0]) + " over the empty axis " +

@@ -1,5 +1,6 @@
 // Control-flow builtins: scan, vmap, fori_loop, while_loop, cond, associative_scan.
 #include "jit/batch.hpp"
+#include "jit/combiner.hpp"
 #include "lang/builtin_args.hpp"
 
 namespace scn {
@@ -291,6 +292,13 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
 // f is applied to about 2n elements in all over 2 log2(n) rounds (Hillis-Steele, the earlier
 // form: n log2(n) elements in log2(n) rounds). f's left operand always comes from earlier
 // positions, so f need not commute.
+/// associative_scan's f must return the shape of its inputs (E0237).
+void checkKeepsShape(const AVal& result, const AVal& input, Span fSpan) {
+  if (result.type.shape != input.type.shape)
+    fail("E0237", fSpan, "associative_scan's function must return the shape of its inputs " +
+                             shapeString(input.type.shape) + ", got " + shapeString(result.type.shape));
+}
+
 class AssociativeScan {
  public:
   AssociativeScan(Evaluator& ev, const Value& f, int64_t axis, DType dtype, Span fSpan, Span span)
@@ -326,9 +334,7 @@ class AssociativeScan {
     args.posSpans = {fSpan_, fSpan_};
     args.span = fSpan_;
     AVal r = toArray(ev_.call(f_, args), fSpan_, "associative_scan's function result");
-    if (r.type.shape != b.type.shape)
-      fail("E0237", fSpan_, "associative_scan's function must return the shape of its inputs " +
-                                shapeString(b.type.shape) + ", got " + shapeString(r.type.shape));
+    checkKeepsShape(r, b, fSpan_);
     return ev_.ops().convert(r, dtype_, span_);
   }
 
@@ -353,6 +359,37 @@ class AssociativeScan {
   Span fSpan_, span_;
 };
 
+/// associative_scan as one op, when f is elementwise position by position and the backend
+/// takes such scans (Note [Associative scans] in jit/combiner.cpp); nullopt: use the odd-even
+/// rounds. f is traced once on slices of length 1 along the axis.
+std::optional<AVal> combinerScan(Evaluator& ev, const Value& f, const AVal& x, int64_t axis, bool reverse,
+                                 Span fSpan, Span span) {
+  if (x.type.shape[axis] < 2) return std::nullopt;  // f is never called
+  AVal slice = placeholder(x);
+  slice.type.shape[axis] = 1;
+  Evaluator::Traced t = ev.traceBody(
+      [&](const std::vector<Value>& p) {
+        CallArgs args;
+        args.pos = {p[0], p[1]};
+        args.posSpans = {fSpan, fSpan};
+        args.span = fSpan;
+        AVal r = toArray(ev.call(f, args), fSpan, "associative_scan's function result");
+        checkKeepsShape(r, slice, fSpan);
+        return arr(ev.ops().convert(r, x.type.dtype, span));
+      },
+      {arr(slice), arr(slice)}, fSpan, "associative_scan function", "the associative_scan operand");
+  FuncPtr combiner = t.trace->captured().empty() ? scalarCombiner(*t.func) : nullptr;
+  if (!combiner) return std::nullopt;
+  Attrs at;
+  at.axes = {axis};
+  at.reverse = reverse;
+  if (std::optional<Op> cumulative = cumulativeOpOf(*combiner)) return ev.tracer().apply(*cumulative, {x}, at, span)[0];
+  // A static x is folded by the interpreter, one call of the combiner per element: the rounds
+  // of array ops are faster there.
+  if (x.isStatic() || !ev.host().scansWithCombiners || !ev.host().scansWithCombiners()) return std::nullopt;
+  return ev.tracer().apply(Op::AssocScan, {x}, at, span, {combiner})[0];
+}
+
 Value associativeScan(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "associative_scan", {"f", "x", "axis=", "reverse="});
   const Value& f = a.callable(0);
@@ -365,6 +402,7 @@ Value associativeScan(Evaluator& ev, CallArgs& c) {
     at.axes = {axis};
     return ev.tracer().apply1(Op::Reverse, {v}, at, c.span);
   };
+  if (std::optional<AVal> r = combinerScan(ev, f, x, axis, reverse, a.span(0), c.span)) return arr(*r);
   if (reverse) x = flipIt(x);
   AVal r = AssociativeScan(ev, f, axis, x.type.dtype, a.span(0), c.span).scan(x);
   return arr(reverse ? flipIt(r) : r);

@@ -120,6 +120,8 @@ struct EvalHost {
   /// Polled between statements and loop iterations: true when the user asked to stop (Ctrl-C
   /// in the REPL). Compiled code runs to the end of its call.
   std::function<bool()> interrupted;
+  /// Whether the selected backend takes associative_scan as one op (Backend::scansWithCombiners).
+  std::function<bool()> scansWithCombiners;
   /// The stdlib files, importable by name.
   std::vector<std::pair<std::string_view, std::string_view>> stdlib;
 };

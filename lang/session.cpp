@@ -43,6 +43,7 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.readFile = readWholeFile;
   host.stdlib = stdlibFiles();
   host.interrupted = [this] { return interrupt_.load(std::memory_order_relaxed) != 0; };
+  host.scansWithCombiners = [this] { return backend_->scansWithCombiners(); };
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
   setBackend(opts_.backend);

@@ -190,7 +190,7 @@ Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Valu
     case Op::Convert: case Op::Constant: case Op::Iota: case Op::ReduceSum: case Op::ReduceProd:
     case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: case Op::ReduceOr:
     case Op::ArgMax: case Op::ArgMin: case Op::CumSum: case Op::CumProd: case Op::CumMax:
-    case Op::CumMin: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
+    case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Concat: case Op::Slice: case Op::Reverse: case Op::DynamicSlice:
     case Op::DynamicUpdateSlice: case Op::DotGeneral: case Op::Scan: case Op::While:
     case Op::Cond:

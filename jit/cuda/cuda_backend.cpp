@@ -294,6 +294,7 @@ class CudaBackend : public Backend {
  public:
   explicit CudaBackend(std::shared_ptr<CudaContext> c) : c_(std::move(c)) {}
   std::string name() const override { return "cuda"; }
+  bool scansWithCombiners() const override { return false; }  // log-depth rounds parallelise
 
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();

@@ -347,6 +347,7 @@ class EmulationBackend : public Backend {
   EmulationBackend(unsigned maxGrid, const std::atomic<int32_t>* interrupt)
       : maxGrid_(maxGrid), interrupt_(interrupt) {}
   std::string name() const override { return "cuda-emulation"; }
+  bool scansWithCombiners() const override { return false; }  // as the CUDA backend
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
     kir::Program p = kir::lower(*f, cudaLowerOptions());

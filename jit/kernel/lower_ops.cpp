@@ -422,13 +422,15 @@ void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
 // A cumulative op over a long axis with few rows (a 1-d cumsum/cumprod: W3) would be one serial
 // loop on one thread. It runs as a blocked two-pass scan instead: the axis is cut into B blocks
 // of bs = n / B elements (B = kScanBlocks, fewer for shorter axes, a multiple of 4) and
-//   pass 1 (kernel over [B, rows]): each block's total, reassociated (vectorised);
-//   offsets (kernel over [rows]): a short serial scan turns the B totals into exclusive
+//   pass 1 (kernel over [B, rows]): each block's total, reassociated (vectorised) for the
+//          builtin ops;
+//   prefixes (kernel over [rows]): a short serial scan turns the B totals into inclusive
 //          prefixes in place (an earlier version let every block combine the totals before it:
 //          64 selects per block, which LLVM unrolled at 3x the compile time);
-//   pass 2 (kernel over [B / 4, rows]): each block scans its elements from its offset; one
-//          parallel index runs 4 blocks side by side, so 4 independent dependence chains hide
-//          the latency of the combining op (a serial cumprod waits ~4 cycles per element);
+//   pass 2 (kernel over [B / 4, rows]): block b > 0 combines the prefix of block b - 1 into its
+//          first element and scans on from there; one parallel index runs 4 blocks side by
+//          side, so 4 independent dependence chains hide the latency of the combining op (a
+//          serial cumprod waits ~4 cycles per element);
 //   tail (kernel over [rows], only when B does not divide n): the last n - B * bs < B elements,
 //          seeded with the element before them.
 // Both passes are parallel over the blocks, so both cores (or the GPU's threads) share the
@@ -441,7 +443,8 @@ void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
 // B is a constant, not the thread count, so the kernel IR (the compile-cache key) is the same
 // on every machine; 16 groups of 4 blocks split evenly over 2, 4, 8 or 16 threads. The CUDA
 // backend lowers these axes to single-pass scans instead (Note [Single-pass scans]); this is
-// the CPU's lowering.
+// the CPU's lowering. No scan starts from an identity: associative_scan's combiner, inlined
+// here as the combining op (Note [Associative scans] in jit/combiner.cpp), has none.
 namespace {
 
 constexpr int64_t kScanBlocks = 64;
@@ -499,11 +502,40 @@ int64_t tileScanItems(DType t) { return dtypeSize(t) <= 4 ? 16 : 8; }
 
 }  // namespace
 
+namespace {
+
+/// f(a, b) for associative_scan's scalar combiner f, its equations inlined as expressions.
+ExprP inlineCombiner(const Func& f, const ExprP& a, const ExprP& b) {
+  std::vector<ExprP> v(f.types.size());
+  v[f.params[0]] = a;
+  v[f.params[1]] = b;
+  for (const Eqn& e : f.eqns) {
+    DType t = f.type(e.outputs[0]).dtype;
+    std::vector<ExprP> args;
+    for (int in : e.inputs) args.push_back(v[in]);
+    switch (opInfo(e.op).category) {
+      case OpCategory::Constant: v[e.outputs[0]] = constOf(*e.attrs.value, t); break;
+      case OpCategory::Convert: v[e.outputs[0]] = convert(t, args[0]); break;
+      default: v[e.outputs[0]] = opExpr(e.op, t, std::move(args)); break;  // checkScalarCombiner
+    }
+  }
+  return v[f.results[0]];
+}
+
+}  // namespace
+
 void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
   int u = e.inputs[0];
   const Type& t = f_.type(e.outputs[0]);
   int64_t ax = e.attrs.axes.at(0), n = t.shape[ax];
-  Op comb = scalar::combinerOf(e.op);
+  if (n == 0) return;
+  bool builtin = e.op != Op::AssocScan;
+  Op comb = builtin ? scalar::combinerOf(e.op) : Op::Add;
+  // acc (+) x: the builtin op, or associative_scan's combiner inlined. No identity is needed:
+  // every scan below starts from an element (the combiner has none).
+  auto combine = [&](const ExprP& acc, const ExprP& x) {
+    return builtin ? opExpr(comb, t.dtype, {acc, x}) : inlineCombiner(*e.subs.at(0), acc, x);
+  };
   Shape outer = t.shape;
   outer.erase(outer.begin() + ax);
   int64_t blocks = scanBlocks(n, numElements(outer));
@@ -514,7 +546,7 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     return ix;
   };
   int64_t minSinglePass = pb_.opts.singlePassScanMin;
-  if (minSinglePass > 0 && n >= minSinglePass && numElements(outer) < kScanMaxRows) {
+  if (builtin && minSinglePass > 0 && n >= minSinglePass && numElements(outer) < kScanMaxRows) {
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
     k.dims.push_back(n);  // the last dim is the scanned axis, even when it is 1
@@ -539,15 +571,23 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     pb_.freeTemp(status.buffer);
     return;
   }
-  if (blocks <= 1) {
+  // Statements that scan positions first+1 .. first+count from the value in local acc, storing
+  // each prefix; the element goes through local x first (the combiner may read it twice).
+  auto scanOn = [&](Kernel& k, int acc, const std::vector<ExprP>& oix, const ExprP& first, int64_t count) {
+    int l = newLocal(k, DType::I64), x = newLocal(k, t.dtype);
+    std::vector<ExprP> ix = at(oix, arith(Arith::Add, first, arith(Arith::Add, local(l, DType::I64), idx(1))));
+    return loop(l, count,
+                {let(x, gen(u, ix)), let(acc, combine(local(acc, t.dtype), local(x, t.dtype))),
+                 store(out, linearIndex(ix, t.shape), local(acc, t.dtype))});
+  };
+  if (blocks <= 1) {  // a serial loop per row
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
-    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
-    std::vector<ExprP> ix = at(oix, local(l, DType::I64));
-    k.body.push_back(loop(l, n,
-                          {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), gen(u, ix)})),
-                           store(out, linearIndex(ix, t.shape), local(acc, t.dtype))}));
+    int acc = newLocal(k, t.dtype);
+    std::vector<ExprP> ix0 = at(oix, idx(0));
+    k.body.push_back(let(acc, gen(u, ix0)));
+    k.body.push_back(store(out, linearIndex(ix0, t.shape), local(acc, t.dtype)));
+    k.body.push_back(scanOn(k, acc, oix, idx(0), n - 1));
     pb_.launch(std::move(k));
     return;
   }
@@ -563,28 +603,30 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     Kernel k;
     std::vector<ExprP> gix = parallelIndex(grid, k);
     std::vector<ExprP> oix(gix.begin() + 1, gix.end());
-    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
-    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
-    ExprP x = gen(u, at(oix, pos(gix[0], local(l, DType::I64))));
-    ExprP combined = opExpr(comb, t.dtype, {local(acc, t.dtype), x});
-    k.body.push_back(loop(l, bs, {let(acc, combined, true)}));
+    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64), x = newLocal(k, t.dtype);
+    k.body.push_back(let(acc, gen(u, at(oix, pos(gix[0], idx(0))))));
+    ExprP next = gen(u, at(oix, pos(gix[0], arith(Arith::Add, local(l, DType::I64), idx(1)))));
+    // A builtin op may be reassociated (vectorised); a user's combiner stays a chain.
+    k.body.push_back(loop(l, bs - 1,
+                          {let(x, next), let(acc, combine(local(acc, t.dtype), local(x, t.dtype)), builtin)}));
     k.body.push_back(store(totals, linearIndex(gix, grid), local(acc, t.dtype)));
     pb_.launch(std::move(k));
   }
-  {  // the totals become exclusive prefixes (offsets), one short serial loop per row
+  {  // the totals become inclusive prefixes in place, one short serial loop per row
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype), total = newLocal(k, t.dtype), m = newLocal(k, DType::I64);
-    std::vector<ExprP> tix = oix;
-    tix.insert(tix.begin(), local(m, DType::I64));
-    ExprP T = linearIndex(tix, grid), A = local(acc, t.dtype);
-    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
-    k.body.push_back(loop(m, blocks,
-                          {let(total, load(totals.buffer, t.dtype, T)), store(totals, T, A),
-                           let(acc, opExpr(comb, t.dtype, {A, local(total, t.dtype)}))}));
+    int acc = newLocal(k, t.dtype), m = newLocal(k, DType::I64);
+    auto slot = [&](const ExprP& b) {
+      std::vector<ExprP> tix = oix;
+      tix.insert(tix.begin(), b);
+      return linearIndex(tix, grid);
+    };
+    ExprP T = slot(arith(Arith::Add, local(m, DType::I64), idx(1))), A = local(acc, t.dtype);
+    k.body.push_back(let(acc, load(totals.buffer, t.dtype, slot(idx(0)))));
+    k.body.push_back(loop(m, blocks - 1, {let(acc, combine(A, load(totals.buffer, t.dtype, T))), store(totals, T, A)}));
     pb_.launch(std::move(k));
   }
-  {  // pass 2: kScanChains blocks per parallel index, each seeded with its offset
+  {  // pass 2: kScanChains blocks per parallel index, each seeded with the prefix before it
     Kernel k;
     Shape groups = grid;
     groups[0] = blocks / kScanChains;
@@ -593,31 +635,34 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     int l = newLocal(k, DType::I64);
     std::vector<Stmt> scan;
     for (int64_t c = 0; c < kScanChains; ++c) {
-      int acc = newLocal(k, t.dtype);
+      int acc = newLocal(k, t.dtype), x = newLocal(k, t.dtype);
       ExprP A = local(acc, t.dtype);
       ExprP b = arith(Arith::Add, arith(Arith::Mul, gix[0], idx(kScanChains)), idx(c));
       std::vector<ExprP> tix = gix;
-      tix[0] = b;
-      k.body.push_back(let(acc, load(totals.buffer, t.dtype, linearIndex(tix, grid))));
-      std::vector<ExprP> ix = at(oix, pos(b, local(l, DType::I64)));
-      scan.push_back(let(acc, opExpr(comb, t.dtype, {A, gen(u, ix)})));
+      tix[0] = arith(Arith::Max, arith(Arith::Sub, b, idx(1)), idx(0));  // block 0 reads and drops slot 0
+      ExprP before = load(totals.buffer, t.dtype, linearIndex(tix, grid));
+      std::vector<ExprP> ix0 = at(oix, pos(b, idx(0)));
+      k.body.push_back(let(x, gen(u, ix0)));
+      ExprP first = local(x, t.dtype);
+      k.body.push_back(let(acc, opExpr(Op::Select, t.dtype,
+                                       {opExpr(Op::Eq, DType::Bool, {b, idx(0)}), first, combine(before, first)})));
+      k.body.push_back(store(out, linearIndex(ix0, t.shape), A));
+      std::vector<ExprP> ix = at(oix, pos(b, arith(Arith::Add, local(l, DType::I64), idx(1))));
+      scan.push_back(let(x, gen(u, ix)));
+      scan.push_back(let(acc, combine(A, local(x, t.dtype))));
       scan.push_back(store(out, linearIndex(ix, t.shape), A));
     }
-    k.body.push_back(loop(l, bs, std::move(scan)));
+    k.body.push_back(loop(l, bs - 1, std::move(scan)));
     pb_.launch(std::move(k));
   }
   pb_.freeTemp(totals.buffer);
   if (int64_t tail = n - blocks * bs; tail > 0) {  // the last elements, seeded with the one before
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
-    ExprP A = local(acc, t.dtype);
+    int acc = newLocal(k, t.dtype);
     ExprP before = linearIndex(at(oix, idx(blocks * bs - 1)), t.shape);
     k.body.push_back(let(acc, load(out.buffer, t.dtype, offsetPlus(out, before))));
-    std::vector<ExprP> ix = at(oix, arith(Arith::Add, idx(blocks * bs), local(l, DType::I64)));
-    k.body.push_back(loop(l, tail,
-                          {let(acc, opExpr(comb, t.dtype, {A, gen(u, ix)})),
-                           store(out, linearIndex(ix, t.shape), A)}));
+    k.body.push_back(scanOn(k, acc, oix, idx(blocks * bs - 1), tail));
     pb_.launch(std::move(k));
   }
 }

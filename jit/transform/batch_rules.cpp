@@ -53,7 +53,8 @@ std::vector<BVal> shiftAxes(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   int b = *in[0].dim;
   Attrs a = e.attrs;
   for (int64_t& ax : a.axes) ax = shifted(ax, b);
-  return {BVal{c.emit1(e.op, {in[0].var}, std::move(a)), b}};
+  // associative_scan's combiner is a scalar function: batching only adds rows.
+  return {BVal{c.emit1(e.op, {in[0].var}, std::move(a), e.subs), b}};
 }
 
 // Slice: the whole batch dimension is kept.

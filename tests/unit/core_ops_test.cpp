@@ -71,6 +71,7 @@ Example exampleFor(Op op) {
     case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
       in = {sample(d, {2, 3})};
       a.axes = {1};
+      ex.eqn.subs = test::opSubs(op, d);
       break;
     case OpCategory::BroadcastInDim:
       in = {sample(d, {3})};

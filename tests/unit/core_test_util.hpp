@@ -79,4 +79,14 @@ inline Attrs axesAttr(std::vector<int64_t> axes) {
   return a;
 }
 
+/// The sub-functions a generic test of `op` on dtype t needs: associative_scan's combiner (a
+/// maximum written as a compare and a select, so it is not cummax in disguise; exact, for every
+/// dtype); none for the ops without sub-functions.
+inline std::vector<FuncPtr> opSubs(Op op, DType t) {
+  if (op != Op::AssocScan) return {};
+  Builder b("max_by_select");
+  int a = b.param(ty(t)), x = b.param(ty(t));
+  return {b.ret({b.emit1(Op::Select, {b.emit1(Op::Gt, {x, a}), x, a})})};
+}
+
 }  // namespace scn::test

@@ -150,7 +150,7 @@ inline void addOpPrograms(ProgramSet& ps) {
               int x = c.param(ty(t, S));
               Attrs a = axesAttr({ax});
               a.reverse = rev;
-              ps.add(c.f->name, c.ret({c.emit1(op, {x}, a)}), {ps.rnd(t, S)});
+              ps.add(c.f->name, c.ret({c.emit1(op, {x}, a, test::opSubs(op, t))}), {ps.rnd(t, S)});
             }
           break;
         case OpCategory::BroadcastInDim: {

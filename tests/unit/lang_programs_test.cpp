@@ -194,6 +194,37 @@ TEST_P(Program, KernelsCompileToPtx) {
 }
 #endif
 
+// Note [Associative scans]: an elementwise combiner is one op whose kernel count does not grow
+// with the length; `a + b` is cumsum itself; other combiners keep the log-depth rounds.
+TEST(Cli, AssociativeScanOfAnElementwiseCombinerIsOneOp) {
+  auto run = [](const std::string& combiner, const std::string& x, const std::string& flag) {
+    std::string program = "fn f(x) = associative_scan(" + combiner + ", x)\nf(" + x + ")[0]";
+    return runScn({flag, "-e", program}, SCN_SOURCE_DIR);
+  };
+  const std::string lastNonzero = "|a, b| where(b != 0, b, a)";
+  RunResult ir = run(lastNonzero, "ones((100,))", "--emit=ir");
+  EXPECT_NE(ir.out.find("associative_scan[axis=0, reverse=false]"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("func associative_scan function(%0: f32[], %1: f32[])"), std::string::npos) << ir.out;
+  EXPECT_EQ(ir.out.find("concat"), std::string::npos) << ir.out;
+  RunResult sum = run("|a, b| b + a", "ones((100,))", "--emit=ir");
+  EXPECT_NE(sum.out.find("cumsum[axis=0, reverse=false]"), std::string::npos) << sum.out;
+  EXPECT_EQ(sum.out.find("associative_scan["), std::string::npos) << sum.out;
+  RunResult mats = run("|a, b| a @ b", "ones((8, 2, 2))", "--emit=ir");
+  EXPECT_EQ(mats.out.find("associative_scan["), std::string::npos) << mats.out;
+  EXPECT_NE(mats.out.find("dot_general"), std::string::npos) << mats.out;
+  // 2^20 elements: three kernels (block totals, their prefixes, the blocks), not 40 rounds.
+  RunResult stats = run(lastNonzero, "ones((1048576,))", "--stats");
+  EXPECT_EQ(stats.exitCode, 0) << stats.err;
+  EXPECT_NE(stats.err.find(" kernels=3 "), std::string::npos) << stats.err;
+#ifdef SCN_HAVE_CUDA
+  RunResult gpu = runScn({"--backend=cuda-emu", "--emit=ir", "-e",
+                          "fn f(x) = associative_scan(" + lastNonzero + ", x)\nf(ones((100,)))[0]"},
+                         SCN_SOURCE_DIR);
+  EXPECT_EQ(gpu.out.find("associative_scan["), std::string::npos) << gpu.out;  // the rounds
+  EXPECT_NE(gpu.out.find("concat"), std::string::npos) << gpu.out;
+#endif
+}
+
 INSTANTIATE_TEST_SUITE_P(Scn, Program, ::testing::ValuesIn(programFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;

@@ -249,7 +249,13 @@ Case single(Op op, const std::string& what, std::vector<Type> in, Attrs a = {},
   std::vector<int> ps;
   for (Type& t : in) ps.push_back(b.param(t));
   if (gens.empty()) gens.assign(in.size(), Gen{});
-  return Case{std::string(opName(op)) + " " + what, b.ret(b.eqn(op, ps, std::move(a))), gens};
+  std::vector<FuncPtr> subs;
+  if (op == Op::AssocScan) {  // its combiner: a maximum by compare and select (not cummax)
+    Builder c;
+    int acc = c.param(T(in[0].dtype, {})), x = c.param(T(in[0].dtype, {}));
+    subs = {c.ret({c.eqn1(Op::Select, {c.eqn1(Op::Gt, {x, acc}), x, acc})})};
+  }
+  return Case{std::string(opName(op)) + " " + what, b.ret(b.eqn(op, ps, std::move(a), subs)), gens};
 }
 
 // scan(c, h0, xs): h = h * c + x, y = sum(h); consts, carry and xs all exercised.

@@ -1,0 +1,130 @@
+// associative_scan's combiner in scalar form.
+#include "jit/combiner.hpp"
+
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+namespace scn {
+
+// Note [Associative scans]
+// `associative_scan(f, x)` calls f on slices of x (JAX's convention: f is applied to arrays
+// whose scan axis has some length and must act position by position). When f, traced once on
+// slices of length 1, consists of elementwise ops only (plus constants with one distinct value,
+// broadcasts of scalars and reshapes, which keep every position where it is), it is a function
+// of one scalar pair: the tracer records one `associative_scan` op whose sub-function is that
+// scalar combiner, and the op is lowered like cumsum with the combiner inlined (the blocked
+// two-pass scan on the CPU, Note [Blocked scans]; a serial loop per row in the interpreter).
+// The scan's kernel count and compile time no longer depend on the length; a combiner that is
+// just `a + b` (or `*`, maximum, minimum) becomes cumsum (cumprod, cummax, cummin) itself, on
+// every backend and at the top level too (cumulativeOpOf). Other combiners
+// (a 2x2 matrix product, one that reduces or captures a traced value) keep the tracer's
+// odd-even recursion of slices, concats and calls of f (Note [Odd-even associative scan] in
+// lang/builtins_control.cpp), as does a backend that prefers log-depth rounds (CUDA:
+// Backend::scansWithCombiners).
+// The op's semantics, as the interpreter runs it: along the axis, out[0] = x[0] and
+// out[i] = f(out[i-1], x[i]) (reverse: from the end). The blocked lowering reassociates, which
+// an associative f permits; float rounding may differ in the last bits, as for cumsum.
+
+namespace {
+
+bool isScalarwise(OpCategory c) {
+  switch (c) {
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// A constant all of whose elements are equal, as a rank-0 array; nullopt otherwise.
+std::optional<Array> uniformValue(const Array& a) {
+  if (a.size() == 0) return std::nullopt;
+  Array s(a.dtype, {});
+  size_t width = dtypeSize(a.dtype);
+  const char* bytes = static_cast<const char*>(a.raw());
+  std::memcpy(s.raw(), bytes, width);
+  for (int64_t i = 1; i < a.size(); ++i)
+    if (std::memcmp(bytes + i * width, bytes, width) != 0) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+FuncPtr scalarCombiner(const Func& traced) {
+  if (traced.params.size() != 2 || traced.results.size() != 1) return nullptr;
+  const Type& elem = traced.type(traced.params[0]);
+  if (traced.type(traced.params[1]) != elem || traced.type(traced.results[0]) != elem) return nullptr;
+  auto f = std::make_shared<Func>();
+  f->name = traced.name;
+  std::unordered_map<int, int> var;  // traced variable -> scalar variable
+  for (int p : traced.params) {
+    var[p] = f->newVar(Type{elem.dtype, {}});
+    f->params.push_back(var[p]);
+  }
+  for (const Eqn& e : traced.eqns) {
+    if (e.outputs.size() != 1) return nullptr;
+    OpCategory c = opInfo(e.op).category;
+    int out = e.outputs[0];
+    if ((c == OpCategory::BroadcastInDim || c == OpCategory::Reshape) && var.count(e.inputs[0])) {
+      // A reshape keeps every value at its flat position and a broadcast of a rank-0 value is
+      // the same value everywhere; any other broadcast mixes positions.
+      if (c == OpCategory::BroadcastInDim && !traced.type(e.inputs[0]).shape.empty()) return nullptr;
+      var[out] = var.at(e.inputs[0]);
+      continue;
+    }
+    Eqn s = e;
+    if (c == OpCategory::Constant) {
+      std::optional<Array> v = uniformValue(*e.attrs.value);
+      if (!v) return nullptr;
+      s.attrs.value = std::make_shared<Array>(std::move(*v));
+    } else if (!isScalarwise(c)) {
+      return nullptr;
+    }
+    for (int& in : s.inputs) {
+      auto it = var.find(in);
+      if (it == var.end()) return nullptr;  // a captured value: not a function of (a, b) alone
+      in = it->second;
+    }
+    s.outputs = {f->newVar(Type{traced.type(out).dtype, {}})};
+    var[out] = s.outputs[0];
+    f->eqns.push_back(std::move(s));
+  }
+  f->results = {var.at(traced.results[0])};
+  return checkScalarCombiner(*f, elem.dtype).empty() ? f : nullptr;
+}
+
+std::optional<Op> cumulativeOpOf(const Func& f) {
+  if (f.eqns.size() != 1 || f.results[0] != f.eqns[0].outputs[0]) return std::nullopt;
+  const Eqn& e = f.eqns[0];
+  bool onParams = e.inputs.size() == 2 && ((e.inputs[0] == f.params[0] && e.inputs[1] == f.params[1]) ||
+                                           (e.inputs[0] == f.params[1] && e.inputs[1] == f.params[0]));
+  if (!onParams) return std::nullopt;
+  switch (e.op) {  // commutative, so either order of (a, b) is the same scan
+    case Op::Add: return Op::CumSum;
+    case Op::Mul: return Op::CumProd;
+    case Op::Max: return Op::CumMax;
+    case Op::Min: return Op::CumMin;
+    default: return std::nullopt;
+  }
+}
+
+std::string checkScalarCombiner(const Func& f, DType t) {
+  Type scalar{t, {}};
+  if (f.params.size() != 2 || f.type(f.params[0]) != scalar || f.type(f.params[1]) != scalar ||
+      f.results.size() != 1 || f.type(f.results[0]) != scalar)
+    return "associative_scan's combiner must be (" + typeString(scalar) + ", " + typeString(scalar) +
+           ") -> " + typeString(scalar);
+  for (const Eqn& e : f.eqns) {
+    OpCategory c = opInfo(e.op).category;
+    bool scalarConst = c == OpCategory::Constant && e.attrs.value && e.attrs.value->shape.empty();
+    if (!scalarConst && !isScalarwise(c))
+      return std::string("associative_scan's combiner may hold elementwise ops only, not ") + opName(e.op);
+    for (int o : e.outputs)
+      if (!f.type(o).shape.empty()) return "associative_scan's combiner computes on scalars only";
+  }
+  return "";
+}
+
+}  // namespace scn
