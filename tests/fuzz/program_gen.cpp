@@ -497,10 +497,15 @@ std::string Gen::control(const Ty& t, int depth) {
     case 7: {  // associative_scan
       if (t.shape.empty() || t.dt == DT::Bool) break;
       std::string a = fresh("lp"), b = fresh("lq");
-      static const char* ops[] = {"+", "max", "min", "*"};
-      int k = pick(0, 3);
-      std::string f = k == 0 ? a + " + " + b : k == 3 ? a + " * " + b : std::string(k == 1 ? "maximum(" : "minimum(") + a + ", " + b + ")";
-      (void)ops;
+      // The single ops become cumsum/cummax/cummin/cumprod; the last two are the associative_scan
+      // op with a scalar combiner (Note [Associative scans]): "the last nonzero value" and a
+      // maximum written with two ops.
+      int k = pick(0, 5);
+      std::string f = k == 0   ? a + " + " + b
+                      : k == 3 ? a + " * " + b
+                      : k == 4 ? "where(" + b + " != 0, " + b + ", " + a + ")"
+                      : k == 5 ? "minimum(maximum(" + a + ", " + b + "), maximum(" + b + ", " + a + "))"
+                               : std::string(k == 1 ? "maximum(" : "minimum(") + a + ", " + b + ")";
       return "associative_scan(|" + a + ", " + b + "| " + f + ", " + expr(t, depth - 1) + ")";
     }
     default: {  // a lambda called directly (inlined)
