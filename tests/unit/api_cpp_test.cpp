@@ -312,6 +312,31 @@ TEST(ApiCpp, BackendsAgree) {
   }
 }
 
+TEST(ApiCpp, AssociativeScanOfAUserCombinerAgreesOnEveryBackend) {
+  // Note [Associative scans]: "the last nonzero value" over 40000 elements is a blocked scan on
+  // the cpu (64 blocks, most of them without a nonzero), a serial fold on interp and the
+  // odd-even rounds on cuda-emu; all equal a loop written here.
+  const char* prog = "fn lnz(x) = associative_scan(|a, b| where(b != 0, b, a), x)";
+  std::vector<int32_t> x(40000, 0);
+  for (size_t i = 7; i < x.size(); i += 3001) x[i] = static_cast<int32_t>(i % 97) + 1;
+  std::vector<int32_t> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] != 0 || i == 0 ? x[i] : want[i - 1];
+  int ran = 0;
+  for (const char* backend : {"interp", "cpu", "cuda-emu"}) {
+    scn::ContextOptions o;
+    o.backend = backend;
+    auto c = scn::Context::create(o);
+    if (!c && std::string(backend) == "cuda-emu") continue;  // not in this build
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    ASSERT_TRUE(c->load(prog));
+    auto r = c->call("lnz", {scn::ArrayView::of(x.data(), {static_cast<int64_t>(x.size())})});
+    ASSERT_TRUE(r.ok()) << backend << ": " << r.status().message();
+    EXPECT_EQ(values<int32_t>(r->at(0)), want) << backend;
+    ++ran;
+  }
+  EXPECT_GE(ran, 2);
+}
+
 TEST(ApiCpp, ResultsAndFunctionsOutliveTheContext) {
   scn::HostArray kept;
   scn::Function fn;
