@@ -100,21 +100,33 @@ Array argReduceOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   return r;
 }
 
+namespace {
+
+/// Calls step(at, before) for every element along the split axis of every row, in scan order
+/// (reverse: from the end of the axis); `before` is the flat index of the element scanned just
+/// before in the same row, -1 for the row's first.
+template <typename F>
+void inScanOrder(const AxisSplit& s, bool reverse, F&& step) {
+  for (int64_t a = 0; a < s.outer; ++a)
+    for (int64_t b = 0; b < s.inner; ++b)
+      for (int64_t i = 0; i < s.dim; ++i) {
+        int64_t k = reverse ? s.dim - 1 - i : i;
+        int64_t prev = reverse ? k + 1 : k - 1;
+        step((a * s.dim + k) * s.inner + b, i == 0 ? -1 : (a * s.dim + prev) * s.inner + b);
+      }
+}
+
+}  // namespace
+
 Array cumulativeOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   Array r(out.dtype, out.shape);
-  AxisSplit s = splitAt(x.shape, attrs.axes[0]);
   Op comb = scalar::combinerOf(op);
   dispatchDType(x.dtype, [&]<typename T>() {
     const T* p = x.data<T>();
     T* o = r.data<T>();
-    for (int64_t a = 0; a < s.outer; ++a)
-      for (int64_t b = 0; b < s.inner; ++b)
-        for (int64_t step = 0; step < s.dim; ++step) {
-          int64_t k = attrs.reverse ? s.dim - 1 - step : step;
-          int64_t prev = attrs.reverse ? k + 1 : k - 1;
-          int64_t at = (a * s.dim + k) * s.inner + b;
-          o[at] = step == 0 ? p[at] : scalar::binary<T>(comb, o[(a * s.dim + prev) * s.inner + b], p[at]);
-        }
+    inScanOrder(splitAt(x.shape, attrs.axes[0]), attrs.reverse, [&](int64_t at, int64_t before) {
+      o[at] = before < 0 ? p[at] : scalar::binary<T>(comb, o[before], p[at]);
+    });
   });
   return r;
 }
@@ -123,23 +135,16 @@ Array assocScanOp(const Func& combiner, const Array& x, const Attrs& attrs, cons
   // The definition (Note [Associative scans]): a left fold along the axis, one call of the
   // scalar combiner per element.
   Array r(out.dtype, out.shape);
-  AxisSplit s = splitAt(x.shape, attrs.axes[0]);
   size_t width = dtypeSize(x.dtype);
   auto element = [&](const Array& a, int64_t i) {
     Array e(a.dtype, {});
     std::memcpy(e.raw(), static_cast<const char*>(a.raw()) + i * width, width);
     return e;
   };
-  for (int64_t a = 0; a < s.outer; ++a)
-    for (int64_t b = 0; b < s.inner; ++b)
-      for (int64_t step = 0; step < s.dim; ++step) {
-        int64_t k = attrs.reverse ? s.dim - 1 - step : step;
-        int64_t prev = attrs.reverse ? k + 1 : k - 1;
-        int64_t at = (a * s.dim + k) * s.inner + b;
-        Array v = step == 0 ? element(x, at)
-                            : interpret(combiner, {element(r, (a * s.dim + prev) * s.inner + b), element(x, at)})[0];
-        std::memcpy(static_cast<char*>(r.raw()) + at * width, v.raw(), width);
-      }
+  inScanOrder(splitAt(x.shape, attrs.axes[0]), attrs.reverse, [&](int64_t at, int64_t before) {
+    Array v = before < 0 ? element(x, at) : interpret(combiner, {element(r, before), element(x, at)})[0];
+    std::memcpy(static_cast<char*>(r.raw()) + at * width, v.raw(), width);
+  });
   return r;
 }
 
