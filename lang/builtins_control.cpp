@@ -292,6 +292,10 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
 // f is applied to about 2n elements in all over 2 log2(n) rounds (Hillis-Steele, the earlier
 // form: n log2(n) elements in log2(n) rounds). f's left operand always comes from earlier
 // positions, so f need not commute.
+// x may be a tuple (a pytree) of arrays with the same length along the axis, as in JAX: f then
+// takes and returns trees of that structure (`|(a1, b1), (a2, b2)| (a1 * a2, a2 * b1 + b2)`
+// composes affine maps: a linear recurrence in log depth).
+
 /// associative_scan's f must return the shape of its inputs (E0237).
 void checkKeepsShape(const AVal& result, const AVal& input, Span fSpan) {
   if (result.type.shape != input.type.shape)
@@ -301,67 +305,92 @@ void checkKeepsShape(const AVal& result, const AVal& input, Span fSpan) {
 
 class AssociativeScan {
  public:
-  AssociativeScan(Evaluator& ev, const Value& f, int64_t axis, DType dtype, Span fSpan, Span span)
-      : ev_(ev), f_(f), axis_(axis), dtype_(dtype), fSpan_(fSpan), span_(span) {}
+  using Leaves = std::vector<AVal>;
+  AssociativeScan(Evaluator& ev, const Value& f, const TreeDef& def, std::vector<int64_t> axes,
+                  std::vector<DType> dtypes, Span fSpan, Span span)
+      : ev_(ev), f_(f), def_(def), axes_(std::move(axes)), dtypes_(std::move(dtypes)), fSpan_(fSpan), span_(span) {}
 
-  AVal scan(const AVal& x) {
+  Leaves scan(const Leaves& x) {
     int64_t n = len(x);
     if (n < 2) return x;
-    AVal odd = scan(combine(part(x, 0, n - 1, 2), part(x, 1, n, 2)));
-    AVal rest = part(x, 2, n, 2);  // positions 2, 4, ...: one fewer than odd when n is even
-    AVal evenTail = combine(len(rest) < len(odd) ? part(odd, 0, len(odd) - 1) : odd, rest);
-    AVal even = ev_.ops().concat({part(x, 0, 1), evenTail}, axis_, span_);
+    Leaves odd = scan(combine(part(x, 0, n - 1, 2), part(x, 1, n, 2)));
+    Leaves rest = part(x, 2, n, 2);  // positions 2, 4, ...: one fewer than odd when n is even
+    Leaves evenTail = combine(len(rest) < len(odd) ? part(odd, 0, len(odd) - 1) : odd, rest);
+    Leaves even = concat(part(x, 0, 1), evenTail);
     return interleave(even, odd);
   }
 
  private:
-  int64_t len(const AVal& v) const { return v.type.shape[axis_]; }
+  int64_t len(const Leaves& v) const { return v[0].type.shape[axes_[0]]; }
 
-  AVal part(const AVal& v, int64_t lo, int64_t hi, int64_t step = 1) {
-    size_t rank = v.type.shape.size();
-    std::vector<int64_t> st(rank, 0), li = v.type.shape, sd(rank, 1);
-    st[axis_] = lo;
-    li[axis_] = std::max(lo, hi);
-    sd[axis_] = step;
-    return ev_.ops().slice(v, st, li, sd, span_);
+  Leaves part(const Leaves& v, int64_t lo, int64_t hi, int64_t step = 1) {
+    Leaves out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      size_t rank = v[i].type.shape.size();
+      std::vector<int64_t> st(rank, 0), li = v[i].type.shape, sd(rank, 1);
+      st[axes_[i]] = lo;
+      li[axes_[i]] = std::max(lo, hi);
+      sd[axes_[i]] = step;
+      out.push_back(ev_.ops().slice(v[i], st, li, sd, span_));
+    }
+    return out;
   }
 
-  /// f(a, b) for slices of equal shape; f must keep the shape (E0237).
-  AVal combine(const AVal& a, const AVal& b) {
+  Leaves concat(const Leaves& a, const Leaves& b) {
+    Leaves out;
+    for (size_t i = 0; i < a.size(); ++i) out.push_back(ev_.ops().concat({a[i], b[i]}, axes_[i], span_));
+    return out;
+  }
+
+  /// f(a, b) for slices of equal shape; f must keep the structure and shapes (E0237).
+  Leaves combine(const Leaves& a, const Leaves& b) {
     if (len(a) == 0) return a;
+    size_t pa = 0, pb = 0;
     CallArgs args;
-    args.pos = {Value::ofArray(a), Value::ofArray(b)};
+    args.pos = {rebuild(def_, a, pa), rebuild(def_, b, pb)};
     args.posSpans = {fSpan_, fSpan_};
     args.span = fSpan_;
-    AVal r = toArray(ev_.call(f_, args), fSpan_, "associative_scan's function result");
-    checkKeepsShape(r, b, fSpan_);
-    return ev_.ops().convert(r, dtype_, span_);
+    Flat r = flat(ev_.call(f_, args), fSpan_, "associative_scan's function result");
+    if (r.def != def_)
+      fail("E0237", fSpan_,
+           "associative_scan's function must return the structure of its inputs " + def_.str() + ", got " + r.def.str(),
+           "return one array per array scanned, in a tuple like the inputs, e.g. `|p, q| (p.0 * q.0, q.0 * p.1 + q.1)`");
+    for (size_t i = 0; i < r.leaves.size(); ++i) {
+      checkKeepsShape(r.leaves[i], b[i], fSpan_);
+      r.leaves[i] = ev_.ops().convert(r.leaves[i], dtypes_[i], span_);
+    }
+    return r.leaves;
   }
 
   /// even[0], odd[0], even[1], odd[1], ... (even has as many elements as odd, or one more).
-  AVal interleave(const AVal& even, const AVal& odd) {
+  Leaves interleave(const Leaves& even, const Leaves& odd) {
     int64_t m = len(odd);
-    AVal evenHead = len(even) == m ? even : part(even, 0, m);
-    AVal pairs = ev_.ops().concat({ev_.ops().expandDims(evenHead, axis_ + 1, span_),
-                                   ev_.ops().expandDims(odd, axis_ + 1, span_)},
-                                  axis_ + 1, span_);
-    Shape merged = even.type.shape;
-    merged[axis_] = 2 * m;
-    AVal out = ev_.ops().reshape(pairs, merged, span_);
+    Leaves evenHead = len(even) == m ? even : part(even, 0, m);
+    Leaves out;
+    for (size_t i = 0; i < even.size(); ++i) {
+      int64_t ax = axes_[i];
+      AVal pairs = ev_.ops().concat({ev_.ops().expandDims(evenHead[i], ax + 1, span_),
+                                     ev_.ops().expandDims(odd[i], ax + 1, span_)},
+                                    ax + 1, span_);
+      Shape merged = even[i].type.shape;
+      merged[ax] = 2 * m;
+      out.push_back(ev_.ops().reshape(pairs, merged, span_));
+    }
     if (len(even) == m) return out;
-    return ev_.ops().concat({out, part(even, m, m + 1)}, axis_, span_);
+    return concat(out, part(even, m, m + 1));
   }
 
   Evaluator& ev_;
   const Value& f_;
-  int64_t axis_;
-  DType dtype_;
+  const TreeDef& def_;
+  std::vector<int64_t> axes_;
+  std::vector<DType> dtypes_;
   Span fSpan_, span_;
 };
 
-/// associative_scan as one op, when f is elementwise position by position and the backend
-/// takes such scans (Note [Associative scans] in jit/combiner.cpp); nullopt: use the odd-even
-/// rounds. f is traced once on slices of length 1 along the axis.
+/// associative_scan as one op, when x is one array, f is elementwise position by position and
+/// the backend takes such scans (Note [Associative scans] in jit/combiner.cpp); nullopt: use
+/// the odd-even rounds. f is traced once on slices of length 1 along the axis.
 std::optional<AVal> combinerScan(Evaluator& ev, const Value& f, const AVal& x, int64_t axis, bool reverse,
                                  Span fSpan, Span span) {
   if (x.type.shape[axis] < 2) return std::nullopt;  // f is never called
@@ -393,19 +422,46 @@ std::optional<AVal> combinerScan(Evaluator& ev, const Value& f, const AVal& x, i
 Value associativeScan(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "associative_scan", {"f", "x", "axis=", "reverse="});
   const Value& f = a.callable(0);
-  AVal x = a.array(1);
-  if (x.type.shape.empty()) fail("E0237", a.span(1), "associative_scan needs an array of rank >= 1");
-  int64_t axis = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), x.type.shape.size(), a.span(2), "associative_scan");
+  Flat x;
+  if (a.get(1).isTuple()) {
+    x = flat(a.get(1), a.span(1), "associative_scan operand");
+  } else {
+    x.leaves = {a.array(1)};
+    x.def.kind = TreeDef::Leaf;
+  }
+  if (x.leaves.empty())
+    fail("E0237", a.span(1), "associative_scan needs at least one array, got " + x.def.str(),
+         "scan an array or a tuple of arrays");
+  int64_t axisArg = a.integer(2, 0, StaticUse::Axis);
+  std::vector<int64_t> axes;
+  std::vector<DType> dtypes;
+  for (const AVal& leaf : x.leaves) {
+    if (leaf.type.shape.empty()) fail("E0237", a.span(1), "associative_scan needs an array of rank >= 1");
+    axes.push_back(ArrayOps::normAxis(axisArg, leaf.type.shape.size(), a.span(2), "associative_scan"));
+    dtypes.push_back(leaf.type.dtype);
+    int64_t n = leaf.type.shape[axes.back()], n0 = x.leaves[0].type.shape[axes[0]];
+    if (n != n0)
+      fail("E0237", a.span(1),
+           "associative_scan's arrays must have one length along the axis, got " + std::to_string(n0) + " and " +
+               std::to_string(n),
+           "scan arrays of one length together, or scan them in separate calls");
+  }
   bool reverse = a.boolean(3, false);
-  auto flipIt = [&](const AVal& v) {
-    Attrs at;
-    at.axes = {axis};
-    return ev.tracer().apply1(Op::Reverse, {v}, at, c.span);
+  if (x.def.kind == TreeDef::Leaf)
+    if (std::optional<AVal> r = combinerScan(ev, f, x.leaves[0], axes[0], reverse, a.span(0), c.span)) return arr(*r);
+  auto flipAll = [&](std::vector<AVal> v) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      Attrs at;
+      at.axes = {axes[i]};
+      v[i] = ev.tracer().apply1(Op::Reverse, {v[i]}, at, c.span);
+    }
+    return v;
   };
-  if (std::optional<AVal> r = combinerScan(ev, f, x, axis, reverse, a.span(0), c.span)) return arr(*r);
-  if (reverse) x = flipIt(x);
-  AVal r = AssociativeScan(ev, f, axis, x.type.dtype, a.span(0), c.span).scan(x);
-  return arr(reverse ? flipIt(r) : r);
+  std::vector<AVal> in = reverse ? flipAll(x.leaves) : x.leaves;
+  std::vector<AVal> r = AssociativeScan(ev, f, x.def, axes, dtypes, a.span(0), c.span).scan(in);
+  if (reverse) r = flipAll(r);
+  size_t pos = 0;
+  return rebuild(x.def, r, pos);
 }
 
 // vmap(f, in_axes=0, out_axes=0, axis_size=None)
