@@ -142,6 +142,10 @@ def last_nonzero(x):
     return lax.associative_scan(lambda a, b: jnp.where(b != 0.0, b, a), x)
 
 
+def linear_recurrence(a, b):
+    return lax.associative_scan(lambda p, q: (p[0] * q[0], q[0] * p[1] + q[1]), (a, b))[1]
+
+
 # ---- loop overhead: a scalar-carry scan ----
 def scalar_scan(x0, n):
     return lax.scan(lambda c, _: (c * 1.0000001 + 1e-7, None), x0, None, length=n)[0]
@@ -201,10 +205,12 @@ def main():
         f32 = jnp.float32  # explicit: W3 turns on x64, which makes uniform's default f64
         x = jnp.where(jax.random.uniform(k1, (n,), dtype=f32) < 0.5, jax.random.uniform(k2, (n,), dtype=f32), 0.0)
         assert x.dtype == f32
-        for name, fn in (("logaddexp", running_lse), ("last nonzero", last_nonzero)):
-            ms, k, c, _ = measure(fn, (x,), runs, 0.3)
+        decay = jax.random.uniform(jax.random.PRNGKey(9), (n,), dtype=f32) * 0.1 + 0.9
+        for name, fn, args in (("logaddexp", running_lse, (x,)), ("last nonzero", last_nonzero, (x,)),
+                               ("linear recurrence", linear_recurrence, (decay, x))):
+            ms, k, c, _ = measure(fn, args, runs, 0.3)
             emit("A", name, f"2^{n.bit_length() - 1}", ms, k, c)
-        del x
+        del x, decay
 
     if "L" in only:
         n = 10**6

@@ -49,11 +49,13 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
   if (!s->run("<bench>", "fn scalar_scan(x0, static n) = scan(|c, _| (c * 1.0000001 + 1e-7, None), "
                          "x0, None, length=n).0"))
     die("bench definitions failed");
-  // associative_scan with user combiners (Note [Associative scans]): a running log-sum-exp, and
-  // "the last nonzero value" (cheap, not commutative). bench/jax_bench.py has the same two.
+  // associative_scan with user combiners (Note [Associative scans]): a running log-sum-exp,
+  // "the last nonzero value" (cheap, not commutative) and the linear recurrence h = a * h + b
+  // (two operands). bench/jax_bench.py has the same three.
   if (!s->run("<bench>",
               "fn running_lse(x) = associative_scan(|a, b| maximum(a, b) + log1p(exp(-abs(a - b))), x)\n"
-              "fn last_nonzero(x) = associative_scan(|a, b| where(b != 0.0, b, a), x)"))
+              "fn last_nonzero(x) = associative_scan(|a, b| where(b != 0.0, b, a), x)\n"
+              "fn linear_recurrence(a, b) = associative_scan(|p, q| (p.0 * q.0, q.0 * p.1 + q.1), (a, b)).1"))
     die("bench definitions failed");
   return s;
 }
@@ -247,8 +249,11 @@ void assocScans(Session& s, const Options& o) {
   std::vector<Variant> vs;
   vs.push_back(prepare(s, "running_lse", {x}, rec("scn", "A", "logaddexp", size)));
   vs.push_back(prepare(s, "last_nonzero", {x}, rec("scn", "A", "last nonzero", size)));
+  Value decay = global(s, "bench_a_decay", "uniform(key(9), (2**" + std::to_string(lg) + ",)) * 0.1 + 0.9");
+  vs.push_back(prepare(s, "linear_recurrence", {decay, x}, rec("scn", "A", "linear recurrence", size)));
   runGroup(std::move(vs), o, 0.3);
-  global(s, "bench_a_x", "0");  // free the input
+  global(s, "bench_a_x", "0");  // free the inputs
+  global(s, "bench_a_decay", "0");
 }
 
 void loopOverhead(Session& s, const Options& o) {

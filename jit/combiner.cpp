@@ -9,12 +9,15 @@ namespace scn {
 
 // Note [Associative scans]
 // `associative_scan(f, x)` calls f on slices of x (JAX's convention: f is applied to arrays
-// whose scan axis has some length and must act position by position). When f, traced once on
-// slices of length 1, consists of elementwise ops only (plus constants with one distinct value,
-// broadcasts of scalars and reshapes, which keep every position where it is), it is a function
-// of one scalar pair: the tracer records one `associative_scan` op whose sub-function is that
-// scalar combiner, and the op is lowered like cumsum with the combiner inlined (the blocked
-// two-pass scan on the CPU, Note [Blocked scans]; a serial loop per row in the interpreter).
+// whose scan axis has some length and must act position by position); x may be a tuple of k
+// arrays, f then maps two k-tuples to one. When the k arrays share one shape and f, traced once
+// on slices of length 1, consists of elementwise ops only (plus constants with one distinct
+// value, broadcasts of scalars and reshapes, which keep every position where it is), it is a
+// function of 2k scalars: the tracer records one `associative_scan` op over the k arrays whose
+// sub-function is that scalar combiner, and the op is lowered like cumsum with the combiner
+// inlined and k accumulators (the blocked two-pass scan on the CPU, Note [Blocked scans]; a
+// serial loop per row in the interpreter). The linear recurrence h = a * h + b is the k = 2
+// case: `|p, q| (p.0 * q.0, q.0 * p.1 + q.1)`.
 // The scan's kernel count and compile time no longer depend on the length; a combiner that is
 // just `a + b` (or `*`, maximum, minimum) becomes cumsum (cumprod, cummax, cummin) itself, on
 // every backend and at the top level too (cumulativeOpOf). Other combiners
@@ -53,14 +56,19 @@ std::optional<Array> uniformValue(const Array& a) {
 }  // namespace
 
 FuncPtr scalarCombiner(const Func& traced) {
-  if (traced.params.size() != 2 || traced.results.size() != 1) return nullptr;
-  const Type& elem = traced.type(traced.params[0]);
-  if (traced.type(traced.params[1]) != elem || traced.type(traced.results[0]) != elem) return nullptr;
+  size_t k = traced.results.size();
+  if (k == 0 || traced.params.size() != 2 * k) return nullptr;
+  std::vector<DType> dtypes;
+  for (size_t i = 0; i < k; ++i) {
+    const Type& elem = traced.type(traced.params[i]);
+    if (traced.type(traced.params[k + i]) != elem || traced.type(traced.results[i]) != elem) return nullptr;
+    dtypes.push_back(elem.dtype);
+  }
   auto f = std::make_shared<Func>();
   f->name = traced.name;
   std::unordered_map<int, int> var;  // traced variable -> scalar variable
   for (int p : traced.params) {
-    var[p] = f->newVar(Type{elem.dtype, {}});
+    var[p] = f->newVar(Type{traced.type(p).dtype, {}});
     f->params.push_back(var[p]);
   }
   for (const Eqn& e : traced.eqns) {
@@ -91,12 +99,12 @@ FuncPtr scalarCombiner(const Func& traced) {
     var[out] = s.outputs[0];
     f->eqns.push_back(std::move(s));
   }
-  f->results = {var.at(traced.results[0])};
-  return checkScalarCombiner(*f, elem.dtype).empty() ? f : nullptr;
+  for (int r : traced.results) f->results.push_back(var.at(r));
+  return checkScalarCombiner(*f, dtypes).empty() ? f : nullptr;
 }
 
 std::optional<Op> cumulativeOpOf(const Func& f) {
-  if (f.eqns.size() != 1 || f.results[0] != f.eqns[0].outputs[0]) return std::nullopt;
+  if (f.results.size() != 1 || f.eqns.size() != 1 || f.results[0] != f.eqns[0].outputs[0]) return std::nullopt;
   const Eqn& e = f.eqns[0];
   bool onParams = e.inputs.size() == 2 && ((e.inputs[0] == f.params[0] && e.inputs[1] == f.params[1]) ||
                                            (e.inputs[0] == f.params[1] && e.inputs[1] == f.params[0]));
@@ -110,12 +118,17 @@ std::optional<Op> cumulativeOpOf(const Func& f) {
   }
 }
 
-std::string checkScalarCombiner(const Func& f, DType t) {
-  Type scalar{t, {}};
-  if (f.params.size() != 2 || f.type(f.params[0]) != scalar || f.type(f.params[1]) != scalar ||
-      f.results.size() != 1 || f.type(f.results[0]) != scalar)
-    return "associative_scan's combiner must be (" + typeString(scalar) + ", " + typeString(scalar) +
-           ") -> " + typeString(scalar);
+std::string checkScalarCombiner(const Func& f, const std::vector<DType>& ts) {
+  size_t k = ts.size();
+  bool fits = f.params.size() == 2 * k && f.results.size() == k;
+  std::string operands;
+  for (size_t i = 0; i < k; ++i) {
+    Type scalar{ts[i], {}};
+    operands += (i ? ", " : "") + typeString(scalar);
+    fits = fits && f.type(f.params[i]) == scalar && f.type(f.params[k + i]) == scalar && f.type(f.results[i]) == scalar;
+  }
+  if (!fits)
+    return "associative_scan's combiner must be (" + operands + ", " + operands + ") -> (" + operands + ")";
   for (const Eqn& e : f.eqns) {
     OpCategory c = opInfo(e.op).category;
     bool scalarConst = c == OpCategory::Constant && e.attrs.value && e.attrs.value->shape.empty();

@@ -24,8 +24,9 @@ Array iotaOp(const Attrs& attrs, const Type& out);
 Array reduceOp(Op op, const Array& x, const Attrs& attrs, const Type& out);
 Array argReduceOp(Op op, const Array& x, const Attrs& attrs, const Type& out);
 Array cumulativeOp(Op op, const Array& x, const Attrs& attrs, const Type& out);
-/// associative_scan: a left fold with the scalar combiner `combiner` (Note [Associative scans]).
-Array assocScanOp(const Func& combiner, const Array& x, const Attrs& attrs, const Type& out);
+/// associative_scan of k operands: a left fold with the scalar combiner `combiner` (Note
+/// [Associative scans]).
+std::vector<Array> assocScanOp(const Func& combiner, const std::vector<Array>& xs, const Attrs& attrs);
 Array dotGeneralOp(const Array& lhs, const Array& rhs, const Attrs& attrs, const Type& out);
 
 // ---- data movement (interp_structural.cpp) ----

@@ -131,21 +131,29 @@ Array cumulativeOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   return r;
 }
 
-Array assocScanOp(const Func& combiner, const Array& x, const Attrs& attrs, const Type& out) {
+std::vector<Array> assocScanOp(const Func& combiner, const std::vector<Array>& xs, const Attrs& attrs) {
   // The definition (Note [Associative scans]): a left fold along the axis, one call of the
-  // scalar combiner per element.
-  Array r(out.dtype, out.shape);
-  size_t width = dtypeSize(x.dtype);
-  auto element = [&](const Array& a, int64_t i) {
+  // scalar combiner per position, on the k operands' elements together.
+  std::vector<Array> rs;
+  for (const Array& x : xs) rs.emplace_back(x.dtype, x.shape);
+  auto element = [](const Array& a, int64_t i) {
     Array e(a.dtype, {});
+    size_t width = dtypeSize(a.dtype);
     std::memcpy(e.raw(), static_cast<const char*>(a.raw()) + i * width, width);
     return e;
   };
-  inScanOrder(splitAt(x.shape, attrs.axes[0]), attrs.reverse, [&](int64_t at, int64_t before) {
-    Array v = before < 0 ? element(x, at) : interpret(combiner, {element(r, before), element(x, at)})[0];
-    std::memcpy(static_cast<char*>(r.raw()) + at * width, v.raw(), width);
+  inScanOrder(splitAt(xs[0].shape, attrs.axes[0]), attrs.reverse, [&](int64_t at, int64_t before) {
+    std::vector<Array> args;
+    if (before >= 0)
+      for (const Array& r : rs) args.push_back(element(r, before));
+    for (const Array& x : xs) args.push_back(element(x, at));
+    std::vector<Array> v = before < 0 ? args : interpret(combiner, args);
+    for (size_t i = 0; i < rs.size(); ++i) {
+      size_t width = dtypeSize(rs[i].dtype);
+      std::memcpy(static_cast<char*>(rs[i].raw()) + at * width, v[i].raw(), width);
+    }
   });
-  return r;
+  return rs;
 }
 
 Array dotGeneralOp(const Array& lhs, const Array& rhs, const Attrs& attrs, const Type& out) {

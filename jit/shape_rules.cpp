@@ -439,13 +439,21 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
     }
     case OpCategory::ArgReduce:
     case OpCategory::Cumulative: {
+      if (in.empty()) return error(name + " needs at least one operand");
       if (attrs.axes.size() != 1)
         return error(name + " needs exactly one axis but got axes=" + listString(attrs.axes));
       std::string e = checkAxes(info.name, attrs.axes, in[0].shape.size(), true, in[0]);
       if (!e.empty()) return error(e);
       if (op == Op::AssocScan) {
         if (subs.size() != 1 || !subs[0]) return error("associative_scan needs exactly one combiner function");
-        if (std::string c = checkScalarCombiner(*subs[0], in[0].dtype); !c.empty()) return error(c);
+        std::vector<DType> dtypes;
+        for (const Type& t : in) {
+          if (t.shape != in[0].shape)
+            return error("associative_scan's operands must have one shape, got " + typesString(in));
+          dtypes.push_back(t.dtype);
+        }
+        if (std::string c = checkScalarCombiner(*subs[0], dtypes); !c.empty()) return error(c);
+        return ok(in);
       }
       if (info.category == OpCategory::Cumulative) return ok({in[0]});
       if (in[0].shape[attrs.axes[0]] == 0)

@@ -303,12 +303,28 @@ void checkKeepsShape(const AVal& result, const AVal& input, Span fSpan) {
                              shapeString(input.type.shape) + ", got " + shapeString(result.type.shape));
 }
 
+/// The leaves of f's result, checked against the operands' structure and slice shapes
+/// (E0237) and converted to the operands' dtypes.
+std::vector<AVal> combinedLeaves(Evaluator& ev, const Value& result, const TreeDef& def, const std::vector<AVal>& like,
+                                 Span fSpan, Span span) {
+  Flat r = flat(result, fSpan, "associative_scan's function result");
+  if (r.def != def)
+    fail("E0237", fSpan,
+         "associative_scan's function must return the structure of its inputs " + def.str() + ", got " + r.def.str(),
+         "return one array per array scanned, in a tuple like the inputs, e.g. `|p, q| (p.0 * q.0, q.0 * p.1 + q.1)`");
+  for (size_t i = 0; i < r.leaves.size(); ++i) {
+    checkKeepsShape(r.leaves[i], like[i], fSpan);
+    r.leaves[i] = ev.ops().convert(r.leaves[i], like[i].type.dtype, span);
+  }
+  return r.leaves;
+}
+
 class AssociativeScan {
  public:
   using Leaves = std::vector<AVal>;
-  AssociativeScan(Evaluator& ev, const Value& f, const TreeDef& def, std::vector<int64_t> axes,
-                  std::vector<DType> dtypes, Span fSpan, Span span)
-      : ev_(ev), f_(f), def_(def), axes_(std::move(axes)), dtypes_(std::move(dtypes)), fSpan_(fSpan), span_(span) {}
+  AssociativeScan(Evaluator& ev, const Value& f, const TreeDef& def, std::vector<int64_t> axes, Span fSpan,
+                  Span span)
+      : ev_(ev), f_(f), def_(def), axes_(std::move(axes)), fSpan_(fSpan), span_(span) {}
 
   Leaves scan(const Leaves& x) {
     int64_t n = len(x);
@@ -350,16 +366,7 @@ class AssociativeScan {
     args.pos = {rebuild(def_, a, pa), rebuild(def_, b, pb)};
     args.posSpans = {fSpan_, fSpan_};
     args.span = fSpan_;
-    Flat r = flat(ev_.call(f_, args), fSpan_, "associative_scan's function result");
-    if (r.def != def_)
-      fail("E0237", fSpan_,
-           "associative_scan's function must return the structure of its inputs " + def_.str() + ", got " + r.def.str(),
-           "return one array per array scanned, in a tuple like the inputs, e.g. `|p, q| (p.0 * q.0, q.0 * p.1 + q.1)`");
-    for (size_t i = 0; i < r.leaves.size(); ++i) {
-      checkKeepsShape(r.leaves[i], b[i], fSpan_);
-      r.leaves[i] = ev_.ops().convert(r.leaves[i], dtypes_[i], span_);
-    }
-    return r.leaves;
+    return combinedLeaves(ev_, ev_.call(f_, args), def_, b, fSpan_, span_);
   }
 
   /// even[0], odd[0], even[1], odd[1], ... (even has as many elements as odd, or one more).
@@ -384,39 +391,48 @@ class AssociativeScan {
   const Value& f_;
   const TreeDef& def_;
   std::vector<int64_t> axes_;
-  std::vector<DType> dtypes_;
   Span fSpan_, span_;
 };
 
-/// associative_scan as one op, when x is one array, f is elementwise position by position and
-/// the backend takes such scans (Note [Associative scans] in jit/combiner.cpp); nullopt: use
-/// the odd-even rounds. f is traced once on slices of length 1 along the axis.
-std::optional<AVal> combinerScan(Evaluator& ev, const Value& f, const AVal& x, int64_t axis, bool reverse,
-                                 Span fSpan, Span span) {
-  if (x.type.shape[axis] < 2) return std::nullopt;  // f is never called
-  AVal slice = placeholder(x);
-  slice.type.shape[axis] = 1;
+/// associative_scan as one op, when its arrays share one shape, f is elementwise position by
+/// position and the backend takes such scans (Note [Associative scans] in jit/combiner.cpp);
+/// nullopt: use the odd-even rounds. f is traced once on slices of length 1 along the axis.
+std::optional<std::vector<AVal>> combinerScan(Evaluator& ev, const Value& f, const Flat& x, int64_t axis,
+                                              bool reverse, Span fSpan, Span span) {
+  for (const AVal& leaf : x.leaves)
+    if (leaf.type.shape != x.leaves[0].type.shape) return std::nullopt;
+  if (x.leaves[0].type.shape[axis] < 2) return std::nullopt;  // f is never called
+  std::vector<AVal> slices;
+  for (const AVal& leaf : x.leaves) {
+    slices.push_back(placeholder(leaf));
+    slices.back().type.shape[axis] = 1;
+  }
+  size_t pa = 0, pb = 0;
+  Value a = rebuild(x.def, slices, pa), b = rebuild(x.def, slices, pb);
   Evaluator::Traced t = ev.traceBody(
       [&](const std::vector<Value>& p) {
         CallArgs args;
         args.pos = {p[0], p[1]};
         args.posSpans = {fSpan, fSpan};
         args.span = fSpan;
-        AVal r = toArray(ev.call(f, args), fSpan, "associative_scan's function result");
-        checkKeepsShape(r, slice, fSpan);
-        return arr(ev.ops().convert(r, x.type.dtype, span));
+        std::vector<AVal> r = combinedLeaves(ev, ev.call(f, args), x.def, slices, fSpan, span);
+        size_t pos = 0;
+        return rebuild(x.def, r, pos);
       },
-      {arr(slice), arr(slice)}, fSpan, "associative_scan function", "the associative_scan operand");
+      {a, b}, fSpan, "associative_scan function", "the associative_scan operand");
   FuncPtr combiner = t.trace->captured().empty() ? scalarCombiner(*t.func) : nullptr;
   if (!combiner) return std::nullopt;
   Attrs at;
   at.axes = {axis};
   at.reverse = reverse;
-  if (std::optional<Op> cumulative = cumulativeOpOf(*combiner)) return ev.tracer().apply(*cumulative, {x}, at, span)[0];
-  // A static x is folded by the interpreter, one call of the combiner per element: the rounds
-  // of array ops are faster there.
-  if (x.isStatic() || !ev.host().scansWithCombiners || !ev.host().scansWithCombiners()) return std::nullopt;
-  return ev.tracer().apply(Op::AssocScan, {x}, at, span, {combiner})[0];
+  if (std::optional<Op> cumulative = cumulativeOpOf(*combiner))
+    return std::vector<AVal>{ev.tracer().apply(*cumulative, x.leaves, at, span)[0]};
+  // Static operands are folded by the interpreter, one call of the combiner per position: the
+  // rounds of array ops are faster there.
+  bool anyStatic = false;
+  for (const AVal& leaf : x.leaves) anyStatic = anyStatic || leaf.isStatic();
+  if (anyStatic || !ev.host().scansWithCombiners || !ev.host().scansWithCombiners()) return std::nullopt;
+  return ev.tracer().apply(Op::AssocScan, x.leaves, at, span, {combiner});
 }
 
 Value associativeScan(Evaluator& ev, CallArgs& c) {
@@ -434,11 +450,9 @@ Value associativeScan(Evaluator& ev, CallArgs& c) {
          "scan an array or a tuple of arrays");
   int64_t axisArg = a.integer(2, 0, StaticUse::Axis);
   std::vector<int64_t> axes;
-  std::vector<DType> dtypes;
   for (const AVal& leaf : x.leaves) {
     if (leaf.type.shape.empty()) fail("E0237", a.span(1), "associative_scan needs an array of rank >= 1");
     axes.push_back(ArrayOps::normAxis(axisArg, leaf.type.shape.size(), a.span(2), "associative_scan"));
-    dtypes.push_back(leaf.type.dtype);
     int64_t n = leaf.type.shape[axes.back()], n0 = x.leaves[0].type.shape[axes[0]];
     if (n != n0)
       fail("E0237", a.span(1),
@@ -447,8 +461,10 @@ Value associativeScan(Evaluator& ev, CallArgs& c) {
            "scan arrays of one length together, or scan them in separate calls");
   }
   bool reverse = a.boolean(3, false);
-  if (x.def.kind == TreeDef::Leaf)
-    if (std::optional<AVal> r = combinerScan(ev, f, x.leaves[0], axes[0], reverse, a.span(0), c.span)) return arr(*r);
+  if (std::optional<std::vector<AVal>> r = combinerScan(ev, f, x, axes[0], reverse, a.span(0), c.span)) {
+    size_t pos = 0;
+    return rebuild(x.def, *r, pos);
+  }
   auto flipAll = [&](std::vector<AVal> v) {
     for (size_t i = 0; i < v.size(); ++i) {
       Attrs at;
@@ -458,7 +474,7 @@ Value associativeScan(Evaluator& ev, CallArgs& c) {
     return v;
   };
   std::vector<AVal> in = reverse ? flipAll(x.leaves) : x.leaves;
-  std::vector<AVal> r = AssociativeScan(ev, f, x.def, axes, dtypes, a.span(0), c.span).scan(in);
+  std::vector<AVal> r = AssociativeScan(ev, f, x.def, axes, a.span(0), c.span).scan(in);
   if (reverse) r = flipAll(r);
   size_t pos = 0;
   return rebuild(x.def, r, pos);

@@ -231,7 +231,9 @@ void FuncLowering::analyse() {
   for (size_t i = 0; i < f_.eqns.size(); ++i) {
     const Eqn& e = f_.eqns[i];
     bool point = !isFusibleEqn(e) || mat_[e.outputs[0]];
-    if (!point || !live_[e.outputs[0]]) continue;
+    bool anyLive = false;
+    for (int o : e.outputs) anyLive = anyLive || live_[o];
+    if (!point || !anyLive) continue;
     for (int u : e.inputs)
       for (int m : leaves(u)) lastUse_[m] = static_cast<int>(i);
   }
@@ -332,7 +334,17 @@ std::vector<Loc> FuncLowering::run() {
         break;
       case OpCategory::Reduce: kernelReduce(e, outputLoc(e.outputs[0])); break;
       case OpCategory::ArgReduce: kernelArgReduce(e, outputLoc(e.outputs[0])); break;
-      case OpCategory::Cumulative: kernelCumulative(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::Cumulative: {
+        std::vector<Loc> outs;
+        for (int o : e.outputs) outs.push_back(outputLoc(o));
+        kernelCumulative(e, outs);
+        for (int o : e.outputs)  // an output nobody reads (one of associative_scan's k) is written once
+          if (!live_[o] && canFree_[o]) {
+            pb_.freeTemp(loc_[o].buffer);
+            canFree_[o] = canSteal_[o] = false;
+          }
+        break;
+      }
       case OpCategory::DotGeneral: lowerDot(e, outputLoc(e.outputs[0])); break;
       case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
       case OpCategory::Scan: lowerScan(i, e); break;

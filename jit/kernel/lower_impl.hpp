@@ -56,7 +56,8 @@ class FuncLowering {
   void copyInto(int v, const Loc& out);
   void kernelReduce(const Eqn& e, const Loc& out);
   void kernelArgReduce(const Eqn& e, const Loc& out);
-  void kernelCumulative(const Eqn& e, const Loc& out);
+  /// One Loc per output (associative_scan scans k operands together).
+  void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);
   void lowerDot(const Eqn& e, const Loc& out);
   void lowerDynamicUpdateSlice(size_t ei, const Eqn& e);
 

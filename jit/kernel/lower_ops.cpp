@@ -504,11 +504,16 @@ int64_t tileScanItems(DType t) { return dtypeSize(t) <= 4 ? 16 : 8; }
 
 namespace {
 
-/// f(a, b) for associative_scan's scalar combiner f, its equations inlined as expressions.
-ExprP inlineCombiner(const Func& f, const ExprP& a, const ExprP& b) {
+using Exprs = std::vector<ExprP>;
+
+/// f(a, b) for associative_scan's scalar combiner f of k operands (a and b hold k values each),
+/// its equations inlined as expressions.
+Exprs inlineCombiner(const Func& f, const Exprs& a, const Exprs& b) {
   std::vector<ExprP> v(f.types.size());
-  v[f.params[0]] = a;
-  v[f.params[1]] = b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    v[f.params[i]] = a[i];
+    v[f.params[a.size() + i]] = b[i];
+  }
   for (const Eqn& e : f.eqns) {
     DType t = f.type(e.outputs[0]).dtype;
     std::vector<ExprP> args;
@@ -519,26 +524,25 @@ ExprP inlineCombiner(const Func& f, const ExprP& a, const ExprP& b) {
       default: v[e.outputs[0]] = opExpr(e.op, t, std::move(args)); break;  // checkScalarCombiner
     }
   }
-  return v[f.results[0]];
+  Exprs out;
+  for (int r : f.results) out.push_back(v[r]);
+  return out;
 }
 
 }  // namespace
 
-void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
-  int u = e.inputs[0];
-  const Type& t = f_.type(e.outputs[0]);
-  int64_t ax = e.attrs.axes.at(0), n = t.shape[ax];
+void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) {
+  const Shape& shape = f_.type(e.outputs[0]).shape;
+  std::vector<DType> ts;  // the dtype of each operand (associative_scan scans k together)
+  for (int o : e.outputs) ts.push_back(f_.type(o).dtype);
+  const size_t ops = ts.size();
+  int64_t ax = e.attrs.axes.at(0), n = shape[ax];
   if (n == 0) return;
   bool builtin = e.op != Op::AssocScan;
   Op comb = builtin ? scalar::combinerOf(e.op) : Op::Add;
-  // acc (+) x: the builtin op, or associative_scan's combiner inlined. No identity is needed:
-  // every scan below starts from an element (the combiner has none).
-  auto combine = [&](const ExprP& acc, const ExprP& x) {
-    return builtin ? opExpr(comb, t.dtype, {acc, x}) : inlineCombiner(*e.subs.at(0), acc, x);
-  };
-  Shape outer = t.shape;
+  Shape outer = shape;
   outer.erase(outer.begin() + ax);
-  int64_t blocks = scanBlocks(n, numElements(outer));
+  int64_t blocks = scanBlocks(n, numElements(outer)), rows = numElements(outer);
   // The element at scan position p (0..n-1) of the row at outer index oix.
   auto at = [&](const std::vector<ExprP>& oix, const ExprP& p) {
     std::vector<ExprP> ix = oix;
@@ -546,55 +550,105 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     return ix;
   };
   int64_t minSinglePass = pb_.opts.singlePassScanMin;
-  if (builtin && minSinglePass > 0 && n >= minSinglePass && numElements(outer) < kScanMaxRows) {
+  if (builtin && minSinglePass > 0 && n >= minSinglePass && rows < kScanMaxRows) {
+    const Loc& out = outs[0];
+    DType t = ts[0];
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
     k.dims.push_back(n);  // the last dim is the scanned axis, even when it is 1
-    TileScan ts;
-    ts.comb = comb;
-    ts.identity = identityExpr(comb, t.dtype);
-    ts.items = tileScanItems(t.dtype);
-    ts.value = newLocal(k, t.dtype);
-    ts.prefix = newLocal(k, t.dtype);
+    TileScan tsc;
+    tsc.comb = comb;
+    tsc.identity = identityExpr(comb, t);
+    tsc.items = tileScanItems(t);
+    tsc.value = newLocal(k, t);
+    tsc.prefix = newLocal(k, t);
     std::vector<ExprP> ix = at(oix, index(static_cast<int>(k.dims.size()) - 1));
-    k.body.push_back(let(ts.value, gen(u, ix)));
-    ts.store.push_back(store(out, linearIndex(ix, t.shape), local(ts.prefix, t.dtype)));
-    int64_t words = tileScanStatusWords(ts.tiles(k.dims));
+    k.body.push_back(let(tsc.value, gen(e.inputs[0], ix)));
+    tsc.store.push_back(store(out, linearIndex(ix, shape), local(tsc.prefix, t)));
+    int64_t words = tileScanStatusWords(tsc.tiles(k.dims));
     Loc status{pb_.newTemp(DType::U64, words), idx(0)};
-    ts.status = status.buffer;
+    tsc.status = status.buffer;
     Kernel zero;
     zero.dims = {words};
     zero.body.push_back(store(status, index(0), constInt(DType::U64, 0)));
     pb_.launch(std::move(zero));
-    k.scan = std::move(ts);
+    k.scan = std::move(tsc);
     pb_.launch(std::move(k));
     pb_.freeTemp(status.buffer);
     return;
   }
-  // Statements that scan positions first+1 .. first+count from the value in local acc, storing
-  // each prefix; the element goes through local x first (the combiner may read it twice).
-  auto scanOn = [&](Kernel& k, int acc, const std::vector<ExprP>& oix, const ExprP& first, int64_t count) {
-    int l = newLocal(k, DType::I64), x = newLocal(k, t.dtype);
+
+  // The k values of a scan position live in k locals of a kernel ("a slot").
+  auto newSlot = [&](Kernel& k) {
+    std::vector<int> slot;
+    for (DType t : ts) slot.push_back(newLocal(k, t));
+    return slot;
+  };
+  auto read = [&](const std::vector<int>& slot) {
+    Exprs v;
+    for (size_t i = 0; i < ops; ++i) v.push_back(local(slot[i], ts[i]));
+    return v;
+  };
+  auto set = [&](std::vector<Stmt>& body, const std::vector<int>& slot, const Exprs& v, bool assoc = false) {
+    for (size_t i = 0; i < ops; ++i) body.push_back(let(slot[i], v[i], assoc));
+  };
+  auto elementAt = [&](const std::vector<ExprP>& ix) {
+    Exprs v;
+    for (int u : e.inputs) v.push_back(gen(u, ix));
+    return v;
+  };
+  auto storeAt = [&](std::vector<Stmt>& body, const std::vector<ExprP>& ix, const std::vector<int>& slot) {
+    for (size_t i = 0; i < ops; ++i) body.push_back(store(outs[i], linearIndex(ix, shape), local(slot[i], ts[i])));
+  };
+  // acc <- acc (+) x: the builtin op, or associative_scan's combiner inlined. No scan below
+  // starts from an identity (a user's combiner has none): each starts from an element. With
+  // several operands the new values go through fresh locals first: each reads every old one.
+  auto combineInto = [&](Kernel& k, std::vector<Stmt>& body, const std::vector<int>& acc, const Exprs& x,
+                         bool assoc = false) {
+    if (builtin) {
+      body.push_back(let(acc[0], opExpr(comb, ts[0], {local(acc[0], ts[0]), x[0]}), assoc));
+      return;
+    }
+    Exprs r = inlineCombiner(*e.subs.at(0), read(acc), x);
+    if (ops == 1) return set(body, acc, r);
+    std::vector<int> fresh = newSlot(k);
+    set(body, fresh, r);
+    set(body, acc, read(fresh));
+  };
+  // A loop over positions first+1 .. first+count that combines each element into acc and
+  // stores the prefix; elements go through locals x first (the combiner may read one twice).
+  auto scanOn = [&](Kernel& k, const std::vector<int>& acc, const std::vector<ExprP>& oix, const ExprP& first,
+                    int64_t count) {
+    int l = newLocal(k, DType::I64);
+    std::vector<int> x = newSlot(k);
     std::vector<ExprP> ix = at(oix, arith(Arith::Add, first, arith(Arith::Add, local(l, DType::I64), idx(1))));
-    return loop(l, count,
-                {let(x, gen(u, ix)), let(acc, combine(local(acc, t.dtype), local(x, t.dtype))),
-                 store(out, linearIndex(ix, t.shape), local(acc, t.dtype))});
+    std::vector<Stmt> body;
+    set(body, x, elementAt(ix));
+    combineInto(k, body, acc, read(x));
+    storeAt(body, ix, acc);
+    return loop(l, count, std::move(body));
   };
   if (blocks <= 1) {  // a serial loop per row
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype);
+    std::vector<int> acc = newSlot(k);
     std::vector<ExprP> ix0 = at(oix, idx(0));
-    k.body.push_back(let(acc, gen(u, ix0)));
-    k.body.push_back(store(out, linearIndex(ix0, t.shape), local(acc, t.dtype)));
+    set(k.body, acc, elementAt(ix0));
+    storeAt(k.body, ix0, acc);
     k.body.push_back(scanOn(k, acc, oix, idx(0), n - 1));
     pb_.launch(std::move(k));
     return;
   }
-  int64_t bs = n / blocks, rows = numElements(outer);
+  int64_t bs = n / blocks;
   Shape grid = outer;
   grid.insert(grid.begin(), blocks);
-  Loc totals{pb_.newTemp(t.dtype, blocks * rows), idx(0)};
+  std::vector<Loc> totals;
+  for (DType t : ts) totals.push_back(Loc{pb_.newTemp(t, blocks * rows), idx(0)});
+  auto loadTotals = [&](const ExprP& slot) {
+    Exprs v;
+    for (size_t i = 0; i < ops; ++i) v.push_back(load(totals[i].buffer, ts[i], slot));
+    return v;
+  };
   // The scan position of element l of block b.
   auto pos = [&](const ExprP& b, const ExprP& l) {
     return arith(Arith::Add, arith(Arith::Mul, b, idx(bs)), l);
@@ -603,27 +657,32 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     Kernel k;
     std::vector<ExprP> gix = parallelIndex(grid, k);
     std::vector<ExprP> oix(gix.begin() + 1, gix.end());
-    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64), x = newLocal(k, t.dtype);
-    k.body.push_back(let(acc, gen(u, at(oix, pos(gix[0], idx(0))))));
-    ExprP next = gen(u, at(oix, pos(gix[0], arith(Arith::Add, local(l, DType::I64), idx(1)))));
-    // A builtin op may be reassociated (vectorised); a user's combiner stays a chain.
-    k.body.push_back(loop(l, bs - 1,
-                          {let(x, next), let(acc, combine(local(acc, t.dtype), local(x, t.dtype)), builtin)}));
-    k.body.push_back(store(totals, linearIndex(gix, grid), local(acc, t.dtype)));
+    std::vector<int> acc = newSlot(k), x = newSlot(k);
+    int l = newLocal(k, DType::I64);
+    set(k.body, acc, elementAt(at(oix, pos(gix[0], idx(0)))));
+    std::vector<Stmt> body;
+    set(body, x, elementAt(at(oix, pos(gix[0], arith(Arith::Add, local(l, DType::I64), idx(1))))));
+    combineInto(k, body, acc, read(x), builtin);  // a builtin op may be reassociated (vectorised)
+    k.body.push_back(loop(l, bs - 1, std::move(body)));
+    for (size_t i = 0; i < ops; ++i) k.body.push_back(store(totals[i], linearIndex(gix, grid), local(acc[i], ts[i])));
     pb_.launch(std::move(k));
   }
   {  // the totals become inclusive prefixes in place, one short serial loop per row
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype), m = newLocal(k, DType::I64);
+    std::vector<int> acc = newSlot(k);
+    int m = newLocal(k, DType::I64);
     auto slot = [&](const ExprP& b) {
       std::vector<ExprP> tix = oix;
       tix.insert(tix.begin(), b);
       return linearIndex(tix, grid);
     };
-    ExprP T = slot(arith(Arith::Add, local(m, DType::I64), idx(1))), A = local(acc, t.dtype);
-    k.body.push_back(let(acc, load(totals.buffer, t.dtype, slot(idx(0)))));
-    k.body.push_back(loop(m, blocks - 1, {let(acc, combine(A, load(totals.buffer, t.dtype, T))), store(totals, T, A)}));
+    ExprP T = slot(arith(Arith::Add, local(m, DType::I64), idx(1)));
+    set(k.body, acc, loadTotals(slot(idx(0))));
+    std::vector<Stmt> body;
+    combineInto(k, body, acc, loadTotals(T));
+    for (size_t i = 0; i < ops; ++i) body.push_back(store(totals[i], T, local(acc[i], ts[i])));
+    k.body.push_back(loop(m, blocks - 1, std::move(body)));
     pb_.launch(std::move(k));
   }
   {  // pass 2: kScanChains blocks per parallel index, each seeded with the prefix before it
@@ -635,33 +694,40 @@ void FuncLowering::kernelCumulative(const Eqn& e, const Loc& out) {
     int l = newLocal(k, DType::I64);
     std::vector<Stmt> scan;
     for (int64_t c = 0; c < kScanChains; ++c) {
-      int acc = newLocal(k, t.dtype), x = newLocal(k, t.dtype);
-      ExprP A = local(acc, t.dtype);
+      std::vector<int> acc = newSlot(k), x = newSlot(k);
       ExprP b = arith(Arith::Add, arith(Arith::Mul, gix[0], idx(kScanChains)), idx(c));
       std::vector<ExprP> tix = gix;
       tix[0] = arith(Arith::Max, arith(Arith::Sub, b, idx(1)), idx(0));  // block 0 reads and drops slot 0
-      ExprP before = load(totals.buffer, t.dtype, linearIndex(tix, grid));
       std::vector<ExprP> ix0 = at(oix, pos(b, idx(0)));
-      k.body.push_back(let(x, gen(u, ix0)));
-      ExprP first = local(x, t.dtype);
-      k.body.push_back(let(acc, opExpr(Op::Select, t.dtype,
-                                       {opExpr(Op::Eq, DType::Bool, {b, idx(0)}), first, combine(before, first)})));
-      k.body.push_back(store(out, linearIndex(ix0, t.shape), A));
+      set(k.body, x, elementAt(ix0));
+      Exprs first = read(x), seeded;
+      if (builtin) {
+        seeded = {opExpr(comb, ts[0], {loadTotals(linearIndex(tix, grid))[0], first[0]})};
+      } else {
+        seeded = inlineCombiner(*e.subs.at(0), loadTotals(linearIndex(tix, grid)), first);
+      }
+      ExprP isFirst = opExpr(Op::Eq, DType::Bool, {b, idx(0)});
+      Exprs start;
+      for (size_t i = 0; i < ops; ++i) start.push_back(opExpr(Op::Select, ts[i], {isFirst, first[i], seeded[i]}));
+      set(k.body, acc, start);
+      storeAt(k.body, ix0, acc);
       std::vector<ExprP> ix = at(oix, pos(b, arith(Arith::Add, local(l, DType::I64), idx(1))));
-      scan.push_back(let(x, gen(u, ix)));
-      scan.push_back(let(acc, combine(A, local(x, t.dtype))));
-      scan.push_back(store(out, linearIndex(ix, t.shape), A));
+      set(scan, x, elementAt(ix));
+      combineInto(k, scan, acc, read(x));
+      storeAt(scan, ix, acc);
     }
     k.body.push_back(loop(l, bs - 1, std::move(scan)));
     pb_.launch(std::move(k));
   }
-  pb_.freeTemp(totals.buffer);
+  for (const Loc& t : totals) pb_.freeTemp(t.buffer);
   if (int64_t tail = n - blocks * bs; tail > 0) {  // the last elements, seeded with the one before
     Kernel k;
     std::vector<ExprP> oix = parallelIndex(outer, k);
-    int acc = newLocal(k, t.dtype);
-    ExprP before = linearIndex(at(oix, idx(blocks * bs - 1)), t.shape);
-    k.body.push_back(let(acc, load(out.buffer, t.dtype, offsetPlus(out, before))));
+    std::vector<int> acc = newSlot(k);
+    ExprP before = linearIndex(at(oix, idx(blocks * bs - 1)), shape);
+    Exprs prev;
+    for (size_t i = 0; i < ops; ++i) prev.push_back(load(outs[i].buffer, ts[i], offsetPlus(outs[i], before)));
+    set(k.body, acc, prev);
     k.body.push_back(scanOn(k, acc, oix, idx(blocks * bs - 1), tail));
     pb_.launch(std::move(k));
   }

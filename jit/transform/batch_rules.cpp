@@ -53,8 +53,26 @@ std::vector<BVal> shiftAxes(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   int b = *in[0].dim;
   Attrs a = e.attrs;
   for (int64_t& ax : a.axes) ax = shifted(ax, b);
-  // associative_scan's combiner is a scalar function: batching only adds rows.
-  return {BVal{c.emit1(e.op, {in[0].var}, std::move(a), e.subs), b}};
+  return {BVal{c.emit1(e.op, {in[0].var}, std::move(a)), b}};
+}
+
+// associative_scan: its operands share one shape, so all get the batch dimension where the
+// first batched one has it (broadcast when unbatched); the combiner is a scalar function, so
+// batching only adds rows.
+std::vector<BVal> assocScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  int b = 0;
+  for (const BVal& v : in)
+    if (v.dim) {
+      b = *v.dim;
+      break;
+    }
+  std::vector<int> vars;
+  for (const BVal& v : in) vars.push_back(c.materialize(v, b));
+  Attrs a = e.attrs;
+  for (int64_t& ax : a.axes) ax = shifted(ax, b);
+  std::vector<BVal> out;
+  for (int v : c.emit(e.op, vars, std::move(a), e.subs)) out.push_back(BVal{v, b});
+  return out;
 }
 
 // Slice: the whole batch dimension is kept.
@@ -215,7 +233,7 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
     case OpCategory::Reduce: case OpCategory::ArgReduce:
       return reduce(c, e, in);
     case OpCategory::Cumulative: case OpCategory::Reverse:
-      return shiftAxes(c, e, in);
+      return e.op == Op::AssocScan ? assocScan(c, e, in) : shiftAxes(c, e, in);
     case OpCategory::Slice:
       return slice(c, e, in);
     case OpCategory::Transpose: case OpCategory::Reshape: case OpCategory::BroadcastInDim:

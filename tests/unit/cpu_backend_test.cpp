@@ -515,6 +515,32 @@ TEST(CpuBackend, AssociativeScanCombinesBlocksInOrder) {
     }
 }
 
+TEST(CpuBackend, AssociativeScanOfTwoOperandsMultipliesTriangularMatrices) {
+  // Two operands scanned together: the products of upper triangular matrices [[a, b], [0, 1]],
+  // (a1, b1) (a2, b2) = (a1 * a2, a1 * b2 + b1), affine maps composed right to left (a linear
+  // recurrence run backwards). In wrapping i64 arithmetic this is exactly associative, so the
+  // blocked scan (each block seeded with the product of the blocks before it) equals the
+  // interpreter's fold; mixing up the two operands' locals, or updating a1 before the second
+  // result reads it, does not. Only `b` is used: the `a` output is dead.
+  Builder comb("upper_triangular_product");
+  int a1 = comb.param(ty(I64)), b1 = comb.param(ty(I64)), a2 = comb.param(ty(I64)), b2 = comb.param(ty(I64));
+  FuncPtr affine = comb.ret({comb.emit1(Op::Mul, {a1, a2}), comb.emit1(Op::Add, {comb.emit1(Op::Mul, {a1, b2}), b1})});
+  const int64_t n = (1 << 17) + 3;
+  for (Shape s : {Shape{n}, Shape{2, n}})
+    for (bool rev : {false, true}) {
+      Attrs at = axesAttr({static_cast<int64_t>(s.size()) - 1});
+      at.reverse = rev;
+      Builder b("linear");
+      int pa = b.param(ty(I64, s)), pb = b.param(ty(I64, s));
+      std::vector<int> out = b.emit(Op::AssocScan, {pa, pb}, at, {affine});
+      Case k{"triangular products", b.ret({out[1]}), {randomArray(I64, s, seed++), randomArray(I64, s, seed++)}};
+      for (int64_t i = 0; i < k.args[0].size(); ++i) k.args[0].setInt(i, k.args[0].getInt(i) % 5);
+      SCOPED_TRACE(std::string(rev ? "reverse" : "forward") + " rank " + std::to_string(s.size()));
+      EXPECT_EQ(kir::lower(*k.f).kernels.size(), 4u);
+      check(k);
+    }
+}
+
 TEST(CpuBackend, LongCumulativeOpsMatchTheSerialScan) {
   // Note [Blocked scans]: integer scans (wrapping sums and products are associative) and
   // cummax/cummin equal the interpreter exactly; a float cumsum/cumprod is reassociated, so
