@@ -23,7 +23,9 @@ std::vector<BVal> unbatched(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
 
 // Unary, Predicate, Binary, Compare, Select, Convert: the batch dimension goes where the first
 // batched operand has it; other operands are moved there, unbatched ones broadcast.
-std::vector<BVal> elementwise(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+/// Operands of one shape, all batched where the first batched one is (broadcast when
+/// unbatched): that axis and the operands' variables.
+std::pair<int, std::vector<int>> batchedAlike(Ctx& c, const std::vector<BVal>& in) {
   int target = 0;
   for (const BVal& v : in)
     if (v.dim) {
@@ -32,6 +34,11 @@ std::vector<BVal> elementwise(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     }
   std::vector<int> vars;
   for (const BVal& v : in) vars.push_back(c.materialize(v, target));
+  return {target, vars};
+}
+
+std::vector<BVal> elementwise(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  auto [target, vars] = batchedAlike(c, in);
   return {BVal{c.emit1(e.op, vars, e.attrs), target}};
 }
 
@@ -60,14 +67,7 @@ std::vector<BVal> shiftAxes(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
 // first batched one has it (broadcast when unbatched); the combiner is a scalar function, so
 // batching only adds rows.
 std::vector<BVal> assocScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
-  int b = 0;
-  for (const BVal& v : in)
-    if (v.dim) {
-      b = *v.dim;
-      break;
-    }
-  std::vector<int> vars;
-  for (const BVal& v : in) vars.push_back(c.materialize(v, b));
+  auto [b, vars] = batchedAlike(c, in);
   Attrs a = e.attrs;
   for (int64_t& ax : a.axes) ax = shifted(ax, b);
   std::vector<BVal> out;
