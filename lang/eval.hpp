@@ -137,6 +137,9 @@ class Evaluator {
   Value eval(const Expr& e, const std::shared_ptr<Env>& env);
   void exec(const Stmt& s, const std::shared_ptr<Env>& env);
 
+  /// Drops every cached trace: what a trace holds can depend on the backend (associative_scan's
+  /// form, Backend::scansWithCombiners), so the session calls this when the backend changes.
+  void forgetTraces() { cache_.clear(); }
   /// Calls any callable value (closure, builtin, vmapped function, dtype).
   Value call(const Value& callee, CallArgs& args);
   /// Traces `fn` on abstract arguments inside a new child trace of the current one. Returns the

@@ -113,6 +113,7 @@ bool Session::setBackend(const std::string& name) {
   }
   backendName_ = chosen;
   executables_.clear();
+  eval_->forgetTraces();
   return true;
 }
 

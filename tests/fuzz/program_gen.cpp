@@ -497,10 +497,13 @@ std::string Gen::control(const Ty& t, int depth) {
     case 7: {  // associative_scan
       if (t.shape.empty() || t.dt == DT::Bool) break;
       std::string a = fresh("lp"), b = fresh("lq");
-      // The single ops become cumsum/cummax/cummin/cumprod; the last two are the associative_scan
+      // The single ops become cumsum/cummax/cummin/cumprod; the next two are the associative_scan
       // op with a scalar combiner (Note [Associative scans]): "the last nonzero value" and a
-      // maximum written with two ops.
-      int k = pick(0, 5);
+      // maximum written with two ops; the last scans a tuple.
+      int k = pick(0, 6);
+      if (k == 6)  // two arrays scanned together: composed affine maps (a linear recurrence)
+        return "associative_scan(|" + a + ", " + b + "| (" + a + ".0 * " + b + ".0, " + b + ".0 * " + a + ".1 + " + b +
+               ".1), (" + expr(t, depth - 1) + ", " + expr(t, depth - 1) + ")).1";
       std::string f = k == 0   ? a + " + " + b
                       : k == 3 ? a + " * " + b
                       : k == 4 ? "where(" + b + " != 0, " + b + ", " + a + ")"

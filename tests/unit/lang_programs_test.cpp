@@ -222,6 +222,18 @@ TEST(Cli, AssociativeScanOfAnElementwiseCombinerIsOneOp) {
                          SCN_SOURCE_DIR);
   EXPECT_EQ(gpu.out.find("associative_scan["), std::string::npos) << gpu.out;  // the rounds
   EXPECT_NE(gpu.out.find("concat"), std::string::npos) << gpu.out;
+  // A function traced for the cpu is traced again after the REPL switches to a CUDA backend.
+  fs::path tmp = fs::temp_directory_path() / ("scn_assoc_" + std::to_string(getpid()));
+  std::ofstream(tmp.string() + ".in") << "fn lnz(x) = associative_scan(" << lastNonzero << ", x)\n"
+                                      << "lnz(stack((0, 4, 0)))\n:backend cuda-emu\n:ir lnz(stack((0, 4, 0)))\n";
+  std::string cmd = "'" + std::string(SCN_BINARY) + "' < '" + tmp.string() + ".in' > '" + tmp.string() + ".out' 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::string repl = readAll(tmp.string() + ".out");
+  fs::remove(tmp.string() + ".in");
+  fs::remove(tmp.string() + ".out");
+  EXPECT_NE(repl.find("[0, 4, 4]"), std::string::npos) << repl;
+  EXPECT_EQ(repl.find("associative_scan["), std::string::npos) << repl;
+  EXPECT_NE(repl.find("concat"), std::string::npos) << repl;
 #endif
 }
 
