@@ -535,7 +535,7 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
   const Shape& shape = f_.type(e.outputs[0]).shape;
   std::vector<DType> ts;  // the dtype of each operand (associative_scan scans k together)
   for (int o : e.outputs) ts.push_back(f_.type(o).dtype);
-  const size_t ops = ts.size();
+  const size_t operands = ts.size();
   int64_t ax = e.attrs.axes.at(0), n = shape[ax];
   if (n == 0) return;
   bool builtin = e.op != Op::AssocScan;
@@ -586,11 +586,11 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
   };
   auto read = [&](const std::vector<int>& slot) {
     Exprs v;
-    for (size_t i = 0; i < ops; ++i) v.push_back(local(slot[i], ts[i]));
+    for (size_t i = 0; i < operands; ++i) v.push_back(local(slot[i], ts[i]));
     return v;
   };
   auto set = [&](std::vector<Stmt>& body, const std::vector<int>& slot, const Exprs& v, bool assoc = false) {
-    for (size_t i = 0; i < ops; ++i) body.push_back(let(slot[i], v[i], assoc));
+    for (size_t i = 0; i < operands; ++i) body.push_back(let(slot[i], v[i], assoc));
   };
   auto elementAt = [&](const std::vector<ExprP>& ix) {
     Exprs v;
@@ -598,19 +598,19 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
     return v;
   };
   auto storeAt = [&](std::vector<Stmt>& body, const std::vector<ExprP>& ix, const std::vector<int>& slot) {
-    for (size_t i = 0; i < ops; ++i) body.push_back(store(outs[i], linearIndex(ix, shape), local(slot[i], ts[i])));
+    for (size_t i = 0; i < operands; ++i) body.push_back(store(outs[i], linearIndex(ix, shape), local(slot[i], ts[i])));
   };
-  // acc <- acc (+) x: the builtin op, or associative_scan's combiner inlined. No scan below
-  // starts from an identity (a user's combiner has none): each starts from an element. With
-  // several operands the new values go through fresh locals first: each reads every old one.
+  // a (+) b: the builtin op, or associative_scan's combiner inlined. No scan below starts from
+  // an identity (a user's combiner has none): each starts from an element.
+  auto combined = [&](const Exprs& a, const Exprs& b) {
+    return builtin ? Exprs{opExpr(comb, ts[0], {a[0], b[0]})} : inlineCombiner(*e.subs.at(0), a, b);
+  };
+  // acc <- acc (+) x. With several operands the new values go through fresh locals first: each
+  // reads every old one.
   auto combineInto = [&](Kernel& k, std::vector<Stmt>& body, const std::vector<int>& acc, const Exprs& x,
                          bool assoc = false) {
-    if (builtin) {
-      body.push_back(let(acc[0], opExpr(comb, ts[0], {local(acc[0], ts[0]), x[0]}), assoc));
-      return;
-    }
-    Exprs r = inlineCombiner(*e.subs.at(0), read(acc), x);
-    if (ops == 1) return set(body, acc, r);
+    Exprs r = combined(read(acc), x);
+    if (operands == 1) return set(body, acc, r, assoc);
     std::vector<int> fresh = newSlot(k);
     set(body, fresh, r);
     set(body, acc, read(fresh));
@@ -646,8 +646,11 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
   for (DType t : ts) totals.push_back(Loc{pb_.newTemp(t, blocks * rows), idx(0)});
   auto loadTotals = [&](const ExprP& slot) {
     Exprs v;
-    for (size_t i = 0; i < ops; ++i) v.push_back(load(totals[i].buffer, ts[i], slot));
+    for (size_t i = 0; i < operands; ++i) v.push_back(load(totals[i].buffer, ts[i], slot));
     return v;
+  };
+  auto storeTotals = [&](std::vector<Stmt>& body, const ExprP& slot, const std::vector<int>& acc) {
+    for (size_t i = 0; i < operands; ++i) body.push_back(store(totals[i], slot, local(acc[i], ts[i])));
   };
   // The scan position of element l of block b.
   auto pos = [&](const ExprP& b, const ExprP& l) {
@@ -664,7 +667,7 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
     set(body, x, elementAt(at(oix, pos(gix[0], arith(Arith::Add, local(l, DType::I64), idx(1))))));
     combineInto(k, body, acc, read(x), builtin);  // a builtin op may be reassociated (vectorised)
     k.body.push_back(loop(l, bs - 1, std::move(body)));
-    for (size_t i = 0; i < ops; ++i) k.body.push_back(store(totals[i], linearIndex(gix, grid), local(acc[i], ts[i])));
+    storeTotals(k.body, linearIndex(gix, grid), acc);
     pb_.launch(std::move(k));
   }
   {  // the totals become inclusive prefixes in place, one short serial loop per row
@@ -681,7 +684,7 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
     set(k.body, acc, loadTotals(slot(idx(0))));
     std::vector<Stmt> body;
     combineInto(k, body, acc, loadTotals(T));
-    for (size_t i = 0; i < ops; ++i) body.push_back(store(totals[i], T, local(acc[i], ts[i])));
+    storeTotals(body, T, acc);
     k.body.push_back(loop(m, blocks - 1, std::move(body)));
     pb_.launch(std::move(k));
   }
@@ -700,15 +703,10 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
       tix[0] = arith(Arith::Max, arith(Arith::Sub, b, idx(1)), idx(0));  // block 0 reads and drops slot 0
       std::vector<ExprP> ix0 = at(oix, pos(b, idx(0)));
       set(k.body, x, elementAt(ix0));
-      Exprs first = read(x), seeded;
-      if (builtin) {
-        seeded = {opExpr(comb, ts[0], {loadTotals(linearIndex(tix, grid))[0], first[0]})};
-      } else {
-        seeded = inlineCombiner(*e.subs.at(0), loadTotals(linearIndex(tix, grid)), first);
-      }
+      Exprs first = read(x), seeded = combined(loadTotals(linearIndex(tix, grid)), first);
       ExprP isFirst = opExpr(Op::Eq, DType::Bool, {b, idx(0)});
       Exprs start;
-      for (size_t i = 0; i < ops; ++i) start.push_back(opExpr(Op::Select, ts[i], {isFirst, first[i], seeded[i]}));
+      for (size_t i = 0; i < operands; ++i) start.push_back(opExpr(Op::Select, ts[i], {isFirst, first[i], seeded[i]}));
       set(k.body, acc, start);
       storeAt(k.body, ix0, acc);
       std::vector<ExprP> ix = at(oix, pos(b, arith(Arith::Add, local(l, DType::I64), idx(1))));
@@ -726,7 +724,7 @@ void FuncLowering::kernelCumulative(const Eqn& e, const std::vector<Loc>& outs) 
     std::vector<int> acc = newSlot(k);
     ExprP before = linearIndex(at(oix, idx(blocks * bs - 1)), shape);
     Exprs prev;
-    for (size_t i = 0; i < ops; ++i) prev.push_back(load(outs[i].buffer, ts[i], offsetPlus(outs[i], before)));
+    for (size_t i = 0; i < operands; ++i) prev.push_back(load(outs[i].buffer, ts[i], offsetPlus(outs[i], before)));
     set(k.body, acc, prev);
     k.body.push_back(scanOn(k, acc, oix, idx(blocks * bs - 1), tail));
     pb_.launch(std::move(k));
