@@ -189,6 +189,10 @@ bool Session::run(const std::string& name, const std::string& text, Value* resul
   auto prog = std::make_shared<const Program>(parseProgram(src, sink_));
   if (sink_.all().size() > before) diagnosticSources_.push_back(prog);
   if (sink_.errorCount() > errorsBefore) return false;
+  struct Sweep {
+    Session& session;
+    ~Sweep() { session.dropUnreachableCode(); }
+  } sweep{*this};
   try {
     Value v = eval_->runProgram(prog, eval_->globals());
     if (result) *result = v;
@@ -210,6 +214,21 @@ bool Session::run(const std::string& name, const std::string& text, Value* resul
     report(d);
   }
   return false;
+}
+
+// The compiled code of a function that only keepFuncs_ still holds cannot run again: the trace
+// of a redefined `fn`, the one-equation function of a top-level loop. Dropped after each program,
+// when no compiled call is running, so a session that loads or loops for a long time does not
+// keep them all.
+void Session::dropUnreachableCode() {
+  for (auto it = keepFuncs_.begin(); it != keepFuncs_.end();) {
+    if (it->second.use_count() > 1) {
+      ++it;
+      continue;
+    }
+    executables_.erase(it->first);
+    it = keepFuncs_.erase(it);
+  }
 }
 
 bool Session::runFile(const std::string& path) {

@@ -73,9 +73,12 @@ class Session {
   std::atomic<int32_t>& interruptFlag() { return interrupt_; }
   /// Forgets all definitions and compiled code.
   void reset();
+  /// How many compiled functions the session holds (for tests of what it keeps).
+  size_t compiledFunctions() const { return executables_.size(); }
 
  private:
   std::vector<Array> runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec);
+  void dropUnreachableCode();
   void report(const Diagnostic& d) { sink_.report(d); }
   std::function<bool()> interrupted() {
     return [this] { return interrupt_.load(std::memory_order_relaxed) != 0; };
