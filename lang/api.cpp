@@ -135,7 +135,7 @@ struct Context::Impl {
         st.copiedBytes = r.copiedBytes;
         lastStats.push_back(std::move(st));
       }
-      session->diagnostics().clear();
+      session->clearDiagnostics();
       session->records().clear();
     }
     if (!sawError) return Status();

@@ -14,6 +14,7 @@ namespace scn {
 namespace {
 constexpr int kMaxCallDepth = 200;  // nested calls while tracing (recursion guard)
 constexpr size_t kUnrollBudget = 200000;  // equations a trace may grow to through `for` unrolling
+constexpr size_t kMaxImportDepth = 64;  // files importing files (E0509): each level is C++ stack
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -191,24 +192,50 @@ std::string Evaluator::format(const Value& v) {
 
 // ---------------------------------------------------------------- statements
 
+// Note [Source lifetime]
+// Spans, closures and the IR point into a file's AST and text by plain pointers. What owns them
+// is shared: a Program (its AST, holding its SourceFile) lives while the code running it does
+// (Session::run, importFile: `running_`), and after that as long as a function it defined lives,
+// since each Closure holds the Program its body is in. A session therefore keeps nothing of a
+// program that defined nothing (a REPL line, a failed load), and a redefined function's old file
+// goes with it. A diagnostic outlives the code that threw it, so on the way out each frame that
+// owns a Program (importFile, a closure call) adds it to errorSources_; Session::run keeps those
+// with the diagnostics it reports, until they are cleared.
+
 namespace {
-/// A function value for a `fn` or a lambda, closing over `env`.
+/// A function value for a `fn` or a lambda, closing over `env`; `program` holds its AST.
 Value makeClosure(std::string name, const std::vector<Param>& params, const Expr& body, Span span,
-                  const std::shared_ptr<Env>& env) {
+                  const std::shared_ptr<Env>& env, const std::shared_ptr<const Program>& program) {
   auto c = std::make_shared<Closure>();
   c->name = std::move(name);
   c->params = &params;
   c->body = &body;
   c->span = span;
   c->env = env;
+  c->program = program;
   Value v;
   v.kind = ValueKind::Closure;
   v.closure = std::move(c);
   return v;
 }
+
+/// Sets the program whose AST is evaluated for as long as it lives (Note [Source lifetime]).
+struct Running {
+  std::shared_ptr<const Program>& slot;
+  std::shared_ptr<const Program> saved;
+  Running(std::shared_ptr<const Program>& s, const std::shared_ptr<const Program>& p)
+      : slot(s), saved(std::exchange(s, p)) {}
+  ~Running() { slot = std::move(saved); }
+};
 }  // namespace
 
-Value Evaluator::runProgram(const Program& p, const std::shared_ptr<Env>& env) {
+void Evaluator::keepForError(const std::shared_ptr<const Program>& p) {
+  if (p && (errorSources_.empty() || errorSources_.back() != p)) errorSources_.push_back(p);
+}
+
+Value Evaluator::runProgram(const std::shared_ptr<const Program>& program, const std::shared_ptr<Env>& env) {
+  Running running{running_, program};
+  const Program& p = *program;
   Value last;
   for (size_t i = 0; i < p.stmts.size(); ++i) {
     const Stmt& s = *p.stmts[i];
@@ -300,7 +327,7 @@ void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {
     case StmtKind::Expr: eval(*static_cast<const ExprStmt&>(s).expr, env); return;
     case StmtKind::Fn: {
       const auto& f = static_cast<const FnStmt&>(s);
-      env->define(f.name, makeClosure(f.name, f.params, *f.body, f.nameSpan, env));
+      env->define(f.name, makeClosure(f.name, f.params, *f.body, f.nameSpan, env, running_));
       return;
     }
     case StmtKind::For: {
@@ -329,37 +356,90 @@ void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {
   }
 }
 
+namespace {
+/// The identity of a file for "each file runs once": its canonical path when it has one.
+std::string importKey(const std::filesystem::path& p) {
+  std::error_code ec;
+  std::filesystem::path canon = std::filesystem::weakly_canonical(p, ec);
+  return ec ? p.string() : canon.string();
+}
+}  // namespace
+
+void Evaluator::noteFileRun(const std::string& path, bool ran) {
+  if (ran) importedPaths_.insert(importKey(path));
+  else importedPaths_.erase(importKey(path));
+}
+
+// Note [Import cycles]
+// A file runs once per session: the first `import` of it runs it, later ones (and the script
+// itself, Session::runFile) do nothing. It counts as imported from the moment it starts, so in a
+// cycle (a imports b imports a) the inner `import "a"` does nothing and b goes on with the names
+// a defined before its `import "b"` line; the rest of a's names appear when a goes on (a function
+// of b that reads one at call time sees it). This is Python's rule for a partly run module, with
+// one file one module. A file that fails is forgotten, so importing it again (after fixing it,
+// in the REPL) runs it anew.
 void Evaluator::importFile(const ImportStmt& s, const std::shared_ptr<Env>& env) {
   namespace fs = std::filesystem;
   fs::path base = s.span.file ? fs::path(s.span.file->name()).parent_path() : fs::path();
-  fs::path p = base / s.path;
-  std::error_code ec;
-  fs::path canon = fs::weakly_canonical(p, ec);
-  std::string key = ec ? p.string() : canon.string();
-  if (importedPaths_.count(key)) return;  // each file once; also breaks import cycles
+  std::string path = (base / s.path).string();
+  std::string key = importKey(path);
+  if (importedPaths_.count(key)) return;  // Note [Import cycles]
+  if (importChain_.size() >= kMaxImportDepth)
+    fail("E0509", s.span, "imports nest deeper than " + std::to_string(kMaxImportDepth) + " files",
+         "import the files side by side from one file, not each from the one before",
+         {DiagNote{importChain_.front(), "the chain of imports starts here"}});
+  std::shared_ptr<const Program> prog = parseImport(s, path);
   importedPaths_.insert(key);
-  std::string text;
-  if (!fs::exists(p)) {
+  importChain_.push_back(s.span);
+  struct Pop {
+    std::vector<Span>& chain;
+    ~Pop() { chain.pop_back(); }
+  } pop{importChain_};
+  try {
+    Running running{running_, prog};
+    for (const StmtPtr& st : prog->stmts) exec(*st, env);
+  } catch (UserError& e) {
+    importedPaths_.erase(key);
+    keepForError(prog);
+    if (e.diag.span.file == prog->source.get()) e.diag.notes.push_back(DiagNote{s.span, "in the file imported here"});
+    throw;
+  }
+}
+
+/// Reads and parses the file an `import` names (a stdlib file by name when no file is there);
+/// a syntax error points into that file, with a note at the import.
+std::shared_ptr<const Program> Evaluator::parseImport(const ImportStmt& s, const std::string& path) {
+  std::optional<std::string> text;
+  std::string name = path;
+  try {
+    text = host_.readFile(path);
+  } catch (UserError& e) {
+    if (!e.diag.span.valid()) e.diag.span = s.span;
+    throw;
+  }
+  if (!text) {
     // Not beside the importing file: a stdlib file by name ("prelude" or "prelude.scn").
-    for (const auto& [name, body] : host_.stdlib) {
-      if (name == s.path || name == s.path + ".scn") {
+    for (const auto& [file, body] : host_.stdlib) {
+      if (file == s.path || file == s.path + ".scn") {
         text = std::string(body);
-        p = "<stdlib>/" + std::string(name);
+        name = "<stdlib>/" + std::string(file);
         break;
       }
     }
-    if (text.empty())
-      fail("E0502", s.span, "cannot import \"" + s.path + "\": no such file (looked for " + p.string() + ")",
+    if (!text)
+      fail("E0502", s.span, "cannot import \"" + s.path + "\": no such file (looked for " + path + ")",
            "paths are relative to the importing file; stdlib files are imported by name");
-  } else {
-    text = host_.readFile(p.string());
   }
-  auto src = std::make_shared<SourceFile>(p.string(), std::move(text));
   DiagnosticSink sink;
-  auto prog = std::make_shared<Program>(parseProgram(src, sink));
-  if (sink.errorCount() > 0) throw UserError(sink.all().front());
-  imported_.push_back(prog);
-  for (const StmtPtr& st : prog->stmts) exec(*st, env);
+  auto prog = std::make_shared<const Program>(
+      parseProgram(std::make_shared<SourceFile>(std::move(name), std::move(*text)), sink));
+  if (sink.errorCount() > 0) {
+    keepForError(prog);
+    Diagnostic d = sink.all().front();
+    d.notes.push_back(DiagNote{s.span, "in the file imported here"});
+    throw UserError(std::move(d));
+  }
+  return prog;
 }
 
 // ---------------------------------------------------------------- expressions
@@ -430,7 +510,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::Attr: return evalAttr(static_cast<const AttrExpr&>(e), env);
     case ExprKind::Lambda: {
       const auto& l = static_cast<const LambdaExpr&>(e);
-      return makeClosure("<lambda>", l.params, *l.body, l.span, env);
+      return makeClosure("<lambda>", l.params, *l.body, l.span, env, running_);
     }
     case ExprKind::Block: {
       const auto& b = static_cast<const BlockExpr&>(e);
@@ -728,11 +808,17 @@ Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound) {
     int& d;
     ~DepthGuard() { if (d > 0) --d; }
   } guard{depth_};
+  Running running{running_, c.program};
   auto scope = std::make_shared<Env>(c.env, true);
   ScopeEnd end{scopes_, scope};
   for (size_t i = 0; i < bound.size(); ++i)
     if ((*c.params)[i].name != "_") scope->define((*c.params)[i].name, bound[i]);
-  return eval(*c.body, scope);
+  try {
+    return eval(*c.body, scope);
+  } catch (const UserError&) {
+    keepForError(c.program);  // the closure may be a temporary that the unwinding frees
+    throw;
+  }
 }
 
 namespace {

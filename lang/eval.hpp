@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -116,7 +117,8 @@ const std::map<std::string, Builtin>& builtins();
 struct EvalHost {
   std::function<void(const std::string&)> out;
   std::function<std::vector<Array>(const FuncPtr&, const std::vector<Array>&, CallRecord*)> run;
-  std::function<std::string(const std::string& path)> readFile;  // throws UserError
+  /// A file's text; nullopt when there is no file at `path` (readSourceFile). Throws UserError.
+  std::function<std::optional<std::string>(const std::string& path)> readFile;
   /// Polled between statements and loop iterations: true when the user asked to stop (Ctrl-C
   /// in the REPL). Compiled code runs to the end of its call.
   std::function<bool()> interrupted;
@@ -132,8 +134,16 @@ class Evaluator {
   ~Evaluator();
 
   /// Runs a parsed program's statements in `env` (the global scope for scripts and the REPL).
-  /// Returns the value of a final expression statement (for the REPL and -e), or None.
-  Value runProgram(const Program& p, const std::shared_ptr<Env>& env);
+  /// Returns the value of a final expression statement (for the REPL and -e), or None. The
+  /// functions it defines keep `p` alive (Note [Source lifetime]).
+  Value runProgram(const std::shared_ptr<const Program>& p, const std::shared_ptr<Env>& env);
+  /// A script or `:load`ed file counts as imported while and after it runs, so an import cycle
+  /// back to it does nothing (a file runs once per session); `ran` false forgets it again after
+  /// it failed, so a later import runs it anew.
+  void noteFileRun(const std::string& path, bool ran);
+  /// The programs the last UserError thrown out of the evaluator points into (Note [Source
+  /// lifetime]): whoever keeps that diagnostic keeps these.
+  std::vector<std::shared_ptr<const Program>> takeErrorSources() { return std::exchange(errorSources_, {}); }
   Value eval(const Expr& e, const std::shared_ptr<Env>& env);
   void exec(const Stmt& s, const std::shared_ptr<Env>& env);
 
@@ -183,6 +193,8 @@ class Evaluator {
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
+  std::shared_ptr<const Program> parseImport(const ImportStmt& s, const std::string& path);
+  void keepForError(const std::shared_ptr<const Program>& p);
   void checkInterrupt(Span span);
   void execStmt(const Stmt& s, const std::shared_ptr<Env>& env);
 
@@ -225,8 +237,10 @@ class Evaluator {
   std::shared_ptr<Env> globals_;
   ScopeCollector scopes_;
   std::map<const Closure*, FnCache> cache_;
-  std::vector<std::shared_ptr<Program>> imported_;
   std::set<std::string> importedPaths_;
+  std::vector<Span> importChain_;  // the `import` statements running now, outermost first
+  std::shared_ptr<const Program> running_;  // whose AST is evaluated now (Note [Source lifetime])
+  std::vector<std::shared_ptr<const Program>> errorSources_;
   std::vector<CallRecord> records_;
   int depth_ = 0;
   CaptureLog* captures_ = nullptr;  // set while tracing a function for the compile cache

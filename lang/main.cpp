@@ -16,6 +16,7 @@
 #endif
 #include "lang/repl.hpp"
 #include "lang/session.hpp"
+#include "lang/source_files.hpp"
 #include "lang/syntax/ast_print.hpp"
 #include "lang/syntax/parser.hpp"
 
@@ -68,15 +69,6 @@ std::string defaultCacheDir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/scn";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/scn";
   return "";
-}
-
-bool readFile(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
 }
 
 }  // namespace
@@ -180,8 +172,10 @@ int main(int argc, char** argv) {
     std::string name = haveExpr ? "<-e>" : file, text = expr;
     if (!haveExpr) {
       if (file.empty()) return usageError("--emit=" + emit + " needs a FILE or -e");
-      if (!readFile(file, text)) {
-        std::fprintf(stderr, "scn: error: cannot read \"%s\"\n", file.c_str());
+      try {
+        text = scn::readProgramFile(file, {});
+      } catch (const scn::UserError& e) {
+        opts.onDiagnostic(e.diag);
         return 1;
       }
     }

@@ -2,9 +2,7 @@
 #include "lang/session.hpp"
 
 #include <chrono>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "jit/cpu/cpu_backend.hpp"
 #include "jit/transform/passes.hpp"
@@ -14,19 +12,12 @@
 #include "jit/cuda/emulation.hpp"
 #include "jit/cuda/nvrtc.hpp"
 #endif
+#include "lang/source_files.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
 
 namespace {
-
-std::string readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("E0502", Span{}, "cannot read \"" + path + "\"", "check the path and its permissions");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Thrown by runFunc to stop a call once its function was captured for --emit / :ir.
 struct EmitCaptured {};
@@ -40,9 +31,9 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.run = [this](const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
     return runFunc(f, args, rec);
   };
-  host.readFile = readWholeFile;
+  host.readFile = [this](const std::string& path) { return readSourceFile(path, interrupted()); };
   host.stdlib = stdlibFiles();
-  host.interrupted = [this] { return interrupt_.load(std::memory_order_relaxed) != 0; };
+  host.interrupted = interrupted();
   host.scansWithCombiners = [this] { return backend_->scansWithCombiners(); };
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
@@ -190,17 +181,25 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
 }
 
 bool Session::run(const std::string& name, const std::string& text, Value* result) {
+  // Note [Source lifetime]: the program lives while it runs and while a function it defined
+  // does; the sink's diagnostics keep what they point into.
   auto src = std::make_shared<SourceFile>(name, text);
-  sources_.push_back(src);  // diagnostics kept in the sink point into it, even after a syntax error
-  int before = sink_.errorCount();
-  auto prog = std::make_shared<Program>(parseProgram(src, sink_));
-  if (sink_.errorCount() > before) return false;
-  programs_.push_back(prog);  // closures point into the AST: keep it alive with the session
+  size_t before = sink_.all().size();
+  int errorsBefore = sink_.errorCount();
+  auto prog = std::make_shared<const Program>(parseProgram(src, sink_));
+  if (sink_.all().size() > before) diagnosticSources_.push_back(prog);
+  if (sink_.errorCount() > errorsBefore) return false;
+  struct Sweep {
+    Session& session;
+    ~Sweep() { session.dropUnreachableCode(); }
+  } sweep{*this};
   try {
-    Value v = eval_->runProgram(*prog, eval_->globals());
+    Value v = eval_->runProgram(prog, eval_->globals());
     if (result) *result = v;
     return true;
   } catch (const UserError& e) {
+    diagnosticSources_.push_back(prog);
+    for (auto& p : eval_->takeErrorSources()) diagnosticSources_.push_back(std::move(p));
     report(e.diag);
   } catch (const std::bad_alloc&) {
     Diagnostic d;
@@ -217,16 +216,40 @@ bool Session::run(const std::string& name, const std::string& text, Value* resul
   return false;
 }
 
+// The compiled code of a function that only keepFuncs_ still holds cannot run again: the trace
+// of a redefined `fn`, the one-equation function of a top-level loop. Dropped after each program,
+// when no compiled call is running, so a session that loads or loops for a long time does not
+// keep them all.
+void Session::dropUnreachableCode() {
+  for (auto it = keepFuncs_.begin(); it != keepFuncs_.end();) {
+    if (it->second.use_count() > 1) {
+      ++it;
+      continue;
+    }
+    executables_.erase(it->first);
+    it = keepFuncs_.erase(it);
+  }
+}
+
 bool Session::runFile(const std::string& path) {
   std::string text;
   try {
-    text = readWholeFile(path);
+    text = readProgramFile(path, interrupted());
   } catch (const UserError& e) {
     report(e.diag);
     return false;
   }
   if (text.rfind("#!", 0) == 0) text[0] = '#';  // a shebang line is a comment
-  return run(path, text);
+  eval_->noteFileRun(path, true);  // Note [Import cycles]
+  bool ok = run(path, text);
+  if (!ok) eval_->noteFileRun(path, false);
+  return ok;
+}
+
+void Session::clearDiagnostics() {
+  sink_.clear();
+  diagnosticSources_.clear();
+  eval_->takeErrorSources();
 }
 
 bool Session::emitForCall(const std::string& stage, const std::string& name, const std::string& text,

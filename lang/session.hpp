@@ -44,7 +44,7 @@ class Session {
   /// Parses and runs a whole program (a script, a REPL entry). False when a diagnostic was
   /// reported; the session stays usable. `result` receives a final expression's value.
   bool run(const std::string& name, const std::string& text, Value* result = nullptr);
-  /// Runs a file from disk.
+  /// Runs a file from disk (readProgramFile: a regular file of at most kMaxSourceBytes).
   bool runFile(const std::string& path);
 
   /// Selects the backend ("auto", "cpu", "interp", "cuda"); false (with a diagnostic) if unusable.
@@ -60,6 +60,8 @@ class Session {
 
   Evaluator& evaluator() { return *eval_; }
   DiagnosticSink& diagnostics() { return sink_; }
+  /// Empties the sink, and lets go of the sources its diagnostics pointed into.
+  void clearDiagnostics();
   std::vector<CallRecord>& records() { return eval_->records(); }
   /// Asks the running entry or call to stop with E0507: the evaluator polls between statements
   /// and loop iterations, the cpu and interp backends once per compiled loop iteration. Safe from another thread
@@ -71,10 +73,16 @@ class Session {
   std::atomic<int32_t>& interruptFlag() { return interrupt_; }
   /// Forgets all definitions and compiled code.
   void reset();
+  /// How many compiled functions the session holds (for tests of what it keeps).
+  size_t compiledFunctions() const { return executables_.size(); }
 
  private:
   std::vector<Array> runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec);
+  void dropUnreachableCode();
   void report(const Diagnostic& d) { sink_.report(d); }
+  std::function<bool()> interrupted() {
+    return [this] { return interrupt_.load(std::memory_order_relaxed) != 0; };
+  }
 
   SessionOptions opts_;
   std::atomic<int32_t> interrupt_{0};  // before the backends, which point to it
@@ -90,8 +98,8 @@ class Session {
   };
   std::map<const Func*, Compiled> executables_;
   std::map<const Func*, FuncPtr> keepFuncs_;
-  std::vector<std::shared_ptr<SourceFile>> sources_;
-  std::vector<std::shared_ptr<Program>> programs_;
+  /// What the diagnostics in sink_ point into (Note [Source lifetime] in eval.cpp).
+  std::vector<std::shared_ptr<const Program>> diagnosticSources_;
 };
 
 /// The embedded stdlib files (generated at build time from stdlib/*.scn).

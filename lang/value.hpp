@@ -102,6 +102,7 @@ struct Closure {
   const Expr* body = nullptr;
   Span span;
   std::shared_ptr<Env> env;
+  std::shared_ptr<const Program> program;  // owns params, body and span (Note [Source lifetime])
 };
 
 /// vmap(f, in_axes, out_axes, axis_size): a function value.

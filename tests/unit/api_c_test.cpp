@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include "scn/scn.h"
@@ -437,3 +438,62 @@ TEST(ApiC, HugeShapes) {
   EXPECT_EQ(h.diags.back().code, "E0402") << h.diags.back().message;
   scn_function_free(f);
 }
+
+// A syntax error in an imported file reaches the host as a record pointing into that file, with
+// a note at the import, and the context goes on; a directory is an error naming it. This used
+// to crash the host (the record pointed into freed text) and to load a directory as an empty
+// program.
+TEST(ApiC, BrokenImportsAndDirectories) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scn_capi_imports_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  { std::FILE* f = std::fopen((dir / "typo.scn").c_str(), "w"); std::fputs("let t = 1\nlet u = (t + )\n", f); std::fclose(f); }
+  CHost h;
+  std::string program = "import \"" + (dir / "typo.scn").string() + "\"\n";
+  EXPECT_EQ(scn_load_source(h.ctx, program.c_str(), "main.scn"), SCN_ERROR_PROGRAM);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0010");
+  EXPECT_EQ(h.diags[0].file, (dir / "typo.scn").string());
+  EXPECT_EQ(h.diags[0].line, 2);
+  EXPECT_EQ(h.diags[0].column, 14);
+  EXPECT_EQ(h.diags[0].notes, 1u);
+  EXPECT_NE(h.diags[0].rendered.find("main.scn:1:1: note: in the file imported here"), std::string::npos)
+      << h.diags[0].rendered;
+  EXPECT_EQ(scn_load_source(h.ctx, "fn ok() = 1", "ok.scn"), SCN_OK);
+  h.diags.clear();
+  EXPECT_EQ(scn_load_file(h.ctx, (dir / "sub").c_str()), SCN_ERROR_PROGRAM);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0502");
+  EXPECT_EQ(h.diags[0].message, "cannot read \"" + (dir / "sub").string() + "\": it is a directory, not a source file");
+  fs::remove_all(dir);
+}
+
+#ifdef __GLIBC__
+// Note [Source lifetime]: a context keeps a loaded program only while a function it defined
+// lives. Loading a ~100 KB program again and again (each load redefines the same functions), or
+// failing to load one, does not grow the context: it used to keep every program's text and AST
+// (+90 KB a load).
+TEST(ApiC, LoadedProgramsAreNotKeptForever) {
+  std::string program;
+  for (int i = 0; program.size() < 100000; ++i)
+    program += "fn keep_" + std::to_string(i) + "(x) = x * " + std::to_string(i) + " + 1\n";
+  std::string broken = program + "let oops = (1 + )\n";
+  CHost h("interp");
+  auto heapBytes = [] {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;  // small blocks and mmapped ones
+  };
+  ASSERT_EQ(scn_load_source(h.ctx, program.c_str(), "big.scn"), SCN_OK);
+  EXPECT_EQ(scn_load_source(h.ctx, broken.c_str(), "broken.scn"), SCN_ERROR_PROGRAM);
+  size_t before = heapBytes();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(scn_load_source(h.ctx, program.c_str(), "big.scn"), SCN_OK);
+    ASSERT_EQ(scn_load_source(h.ctx, broken.c_str(), "broken.scn"), SCN_ERROR_PROGRAM);
+  }
+  size_t after = heapBytes();
+  EXPECT_LT(after, before + (size_t{2} << 20)) << "the context grew by " << (after - before) << " bytes";
+  scn_function* f = h.fn("keep_3");  // the definitions of the last good load are all there
+  scn_function_free(f);
+}
+#endif

@@ -2,6 +2,8 @@
 // backend, and checks its inline expectations:
 //   # expect: TEXT                  the next line the program prints is TEXT
 //   # expect error[CODE]: MESSAGE   a diagnostic with this code and whole message on THIS line
+//   # expect error in PATH:LINE[CODE]: MESSAGE
+//                                   one in another file (an imported one), PATH as printed
 //   # backends: interp              (optional) only these backends
 // The backends are cpu, interp and, when scn is built with the CUDA toolkit, cuda-emu (the CUDA
 // backend's generated code compiled for the host: Note [Emulation compile time] in
@@ -11,6 +13,8 @@
 // (`--emit=ptx`, the options of the GPU backend, no PTX cache), and each kernel printed by
 // `--emit=cuda` must appear as a PTX entry.
 // When FILE.stderr exists, the whole stderr must equal it (carets, notes, help lines).
+// Files under a `modules/` folder are imported by the programs beside it, not run on their own
+// (some are broken on purpose).
 // SCN_UPDATE_GOLDEN=1 rewrites those .stderr files from the actual output, for review.
 #include <gtest/gtest.h>
 
@@ -59,6 +63,13 @@ Expectations parseExpectations(const fs::path& file) {
     at = line.find("# expect error[");
     if (at != std::string::npos) {
       e.errors.push_back(std::to_string(lineNo) + ": " + line.substr(at + 9));
+      continue;
+    }
+    at = line.find("# expect error in ");
+    if (at != std::string::npos) {
+      std::string where = line.substr(at + 18);
+      size_t code = where.find('[');
+      e.errors.push_back(where.substr(0, code) + ": error" + where.substr(code));
       continue;
     }
     at = line.find("# backends: ");
@@ -111,7 +122,7 @@ std::vector<std::string> programFiles() {
     fs::path root = fs::path(SCN_SOURCE_DIR) / dir;
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root))
-      if (entry.path().extension() == ".scn")
+      if (entry.path().extension() == ".scn" && entry.path().parent_path().filename() != "modules")
         files.push_back(fs::relative(entry.path(), SCN_SOURCE_DIR).string());
   }
   std::sort(files.begin(), files.end());
@@ -133,13 +144,15 @@ TEST_P(Program, MeetsItsExpectations) {
       EXPECT_EQ(r.err, "");
     } else {
       EXPECT_EQ(r.exitCode, 1) << r.err;
-      // Each expected error appears as a header line "name.scn:LINE:COL: error[CODE]: message".
+      // Each expected error appears as a header line "name.scn:LINE:COL: error[CODE]: message"
+      // (or "PATH:LINE:COL: ..." in an imported file; the stdlib's "<stdlib>/..." are not counted).
       std::vector<std::string> got;
-      std::regex header("^" + std::regex_replace(file.filename().string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                        R"(:(\d+):\d+: (error\[E\d+\]: .*)$)");
+      std::regex header(R"(^([^<\s][^:\s]*):(\d+):\d+: (error\[E\d+\]: .*)$)");
       for (const std::string& l : lines(r.err)) {
         std::smatch m;
-        if (std::regex_match(l, m, header)) got.push_back(m[1].str() + ": " + m[2].str());
+        if (!std::regex_match(l, m, header)) continue;
+        std::string where = m[1].str() == file.filename().string() ? "" : m[1].str() + ":";
+        got.push_back(where + m[2].str() + ": " + m[3].str());
       }
       EXPECT_EQ(got, e.errors) << "stderr:\n" << r.err;
     }
@@ -235,6 +248,80 @@ TEST(Cli, AssociativeScanOfAnElementwiseCombinerIsOneOp) {
   EXPECT_EQ(repl.find("associative_scan["), std::string::npos) << repl;
   EXPECT_NE(repl.find("concat"), std::string::npos) << repl;
 #endif
+}
+
+/// A fresh, empty temporary directory for one test, removed at the end.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("scn_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& file, const std::string& text) const { std::ofstream(path / file) << text; }
+};
+
+// A directory, or a path that cannot be checked, is an error naming it; it used to run as an
+// empty program (exit 0), or be an internal error without a location (E9999).
+TEST(Cli, ScriptsAndImportsThatAreNotFiles) {
+  TempDir dir("notfiles");
+  fs::create_directory(dir.path / "sub");
+  fs::create_symlink("loop_b", dir.path / "loop_a");
+  fs::create_symlink("loop_a", dir.path / "loop_b");
+  dir.write("imports_loop.scn", "import \"loop_a\"\n");
+  RunResult d = runScn({"sub"}, dir.path);
+  EXPECT_EQ(d.exitCode, 1);
+  EXPECT_EQ(d.err, "scn: error[E0502]: cannot read \"sub\": it is a directory, not a source file\n"
+                   "help: give the path of a .scn file\n");
+  RunResult loop = runScn({"loop_a"}, dir.path);
+  EXPECT_EQ(loop.exitCode, 1);
+  EXPECT_EQ(loop.err, "scn: error[E0502]: cannot read \"loop_a\": too many levels of symbolic links\n"
+                      "help: check the path and its permissions\n");
+  RunResult imp = runScn({"imports_loop.scn"}, dir.path);
+  EXPECT_EQ(imp.exitCode, 1);
+  EXPECT_EQ(imp.err, "imports_loop.scn:1:1: error[E0502]: cannot read \"loop_a\": too many levels of symbolic links\n"
+                     " 1 | import \"loop_a\"\n"
+                     "   | ^~~~~~~~~~~~~~~\n"
+                     "help: check the path and its permissions\n");
+}
+
+// Source files are bounded (kMaxSourceBytes): a bigger one is refused before it is read.
+TEST(Cli, SourceFileSizeLimit) {
+  TempDir dir("bigsource");
+  fs::resize_file((dir.write("big.scn", ""), dir.path / "big.scn"), (size_t{64} << 20) + 1);  // sparse
+  dir.write("main.scn", "import \"big.scn\"\n");
+  RunResult big = runScn({"big.scn"}, dir.path);
+  EXPECT_EQ(big.exitCode, 1);
+  EXPECT_EQ(big.err, "scn: error[E0508]: \"big.scn\" is larger than 64 MiB, the limit for a source file\n"
+                     "help: split the program into files that `import` each other\n");
+  RunResult imp = runScn({"main.scn"}, dir.path);
+  EXPECT_EQ(imp.exitCode, 1);
+  EXPECT_EQ(imp.err.substr(0, imp.err.find('\n')),
+            "main.scn:1:1: error[E0508]: \"big.scn\" is larger than 64 MiB, the limit for a source file");
+}
+
+// An import chain deeper than the limit is one diagnostic at the import past it, naming the
+// limit and where the chain starts; a chain of 20000 files used to overflow the stack.
+TEST(Cli, ImportDepthLimit) {
+  TempDir dir("importchain");
+  const int kFiles = 100;
+  for (int i = 0; i < kFiles; ++i)
+    dir.write("c" + std::to_string(i) + ".scn", "import \"c" + std::to_string(i + 1) + ".scn\"\n");
+  dir.write("c" + std::to_string(kFiles) + ".scn", "print(1)\n");
+  RunResult r = runScn({"c0.scn"}, dir.path);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "c64.scn:1:1: error[E0509]: imports nest deeper than 64 files\n"
+                   " 1 | import \"c65.scn\"\n"
+                   "   | ^~~~~~~~~~~~~~~~\n"
+                   "c0.scn:1:1: note: the chain of imports starts here\n"
+                   " 1 | import \"c1.scn\"\n"
+                   "   | ^~~~~~~~~~~~~~~\n"
+                   "c63.scn:1:1: note: in the file imported here\n"
+                   " 1 | import \"c64.scn\"\n"
+                   "   | ^~~~~~~~~~~~~~~~\n"
+                   "help: import the files side by side from one file, not each from the one before\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Scn, Program, ::testing::ValuesIn(programFiles()),

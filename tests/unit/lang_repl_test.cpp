@@ -45,7 +45,9 @@ TEST_P(Repl, TranscriptMatches) {
   }
   fs::path tmp = fs::temp_directory_path() / ("scn_repl_" + std::to_string(getpid()));
   std::ofstream(tmp.string() + ".in") << input;
-  std::string cmd = "'" + std::string(SCN_BINARY) + "' < '" + tmp.string() + ".in' > '" + tmp.string() + ".out' 2>&1";
+  // From tests/repl, so `import` and `:load` paths in a transcript are relative to it.
+  std::string cmd = "cd '" + (fs::path(SCN_SOURCE_DIR) / "tests/repl").string() + "' && '" + std::string(SCN_BINARY) +
+                    "' < '" + tmp.string() + ".in' > '" + tmp.string() + ".out' 2>&1";
   int status = std::system(cmd.c_str());
   std::string out = readAll(tmp.string() + ".out");
   fs::remove(tmp.string() + ".in");

@@ -106,6 +106,22 @@ TEST_P(Scopes, ARecycledAddressNeverServesAStaleTrace) {
                                "for i in 0..40 { t2 = t2 + apply(|a| a + i, 0.0) }\nassert_close(t2, 780.0)"));
 }
 
+// The compiled code of a redefined function, or of a top-level loop, goes once nothing can call
+// it: a session that loads the same program again and again (a host, the REPL) keeps one copy.
+// Every compiled function used to be kept for the session's lifetime.
+TEST_P(Scopes, CompiledCodeOfDeadFunctionsIsDropped) {
+  const std::string program = "fn twice(x) = x * 2.0\nlet r = twice(arange(4.0))\n"
+                              "let l = fori_loop(0, 3, |i, c| c + 1.0, 0.0)";
+  ASSERT_TRUE(s->run("<test>", program));
+  size_t once = s->compiledFunctions();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(s->run("<test>", program));
+  EXPECT_LE(s->compiledFunctions(), once);
+  // A function still defined keeps its code: the call is served from the compile cache.
+  ASSERT_TRUE(s->run("<test>", "twice(arange(4.0))"));
+  ASSERT_FALSE(s->records().empty());
+  EXPECT_FALSE(s->records().back().traced);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Scopes, ::testing::Values("interp", "cpu"));
 
 }  // namespace
