@@ -184,6 +184,10 @@ struct Program {
   size_t tempBytes() const;
 };
 
+/// Nodes a fused expression may grow to before the lowering materialises part of it in a buffer
+/// (Note [Fused expression size] in jit/kernel/lower.cpp); it also bounds the expression's depth.
+inline constexpr int64_t kMaxFusedNodes = 512;
+
 /// Choices of the lowering that depend on what a backend's step runner supports.
 struct LowerOptions {
   /// Run a scan's first iteration before its loop (which then starts at 1), reading a carry

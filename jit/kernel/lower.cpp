@@ -25,6 +25,26 @@ namespace scn::kir {
 //     would be recomputed many times).
 // The decision is made in one backward pass, so each var knows all its consumers.
 
+// Note [Fused expression size]
+// A fused var is regenerated as a scalar expression inside each kernel that reads it, and every
+// walk over such an expression recurses once per level: gen, flatOK and leaves here, printing,
+// the LLVM emitter, the CUDA printer, and NVRTC's and the host compiler's parsers. An unrolled
+// `for` that the E0105 budget allows (`y = y + 1.0` 100001 times) was one expression 100001
+// levels deep and overflowed the stack, and `y = y * y` (an eqn reading its operand twice
+// generates it twice) one of 2^n nodes. So a forward pass counts the nodes each var's defining
+// expression will have as generated (a load or a leaf is one node; an op is one plus its operands,
+// once per occurrence; a concat of k operands adds 2k selects and compares) and, where that would
+// pass kMaxFusedNodes, materialises its largest fused operands until it fits. The size bounds the
+// depth, so every walk recurses at most kMaxFusedNodes deep. (Only a concat of many small
+// operands stays larger, e.g. stack of a 65536-tuple; its selects form a balanced tree, so it is
+// at most log2(k) + kMaxFusedNodes / 8 deep, see gen.)
+// Materialising into a buffer rather than splitting the expression into kernel locals: a local
+// would keep one kernel, but the var is generated at a different index in each kernel that reads
+// it, and a 200000-op kernel would be one huge LLVM function (or CUDA source line) to compile.
+// Cut into buffers, the segments of an unrolled loop are identical kernels, compiled once and
+// launched ~400 times (ProgramBuilder::launch), and the cost is one store and one load per
+// ~500 ops. Real fused kernels (a softmax, a layer norm, a few unrolled steps) are far smaller.
+
 // Note [Carry buffers]
 // A loop carry lives in a slot A (read by the body) and the body writes its new value to slot
 // B; after each iteration A and B are swapped, which exchanges two pointers, not data. A body
@@ -221,6 +241,7 @@ void FuncLowering::analyse() {
         needBuf[u] = true;
     }
   }
+  boundFusedSize();
   for (size_t i = 0; i < f_.params.size(); ++i) {
     int p = f_.params[i];
     mat_[p] = true;
@@ -247,6 +268,29 @@ void FuncLowering::analyse() {
   }
   findProducerTargets();
   findPlacements();
+}
+
+void FuncLowering::boundFusedSize() {
+  // Operands smaller than this are not worth a buffer: only a wide concat is left over the bound.
+  constexpr int64_t kSmallOperand = kMaxFusedNodes / 8;
+  std::vector<int64_t> nodes(f_.types.size(), 1);  // materialised vars and params: one load
+  for (const Eqn& e : f_.eqns) {
+    if (!isFusibleEqn(e) || !live_[e.outputs[0]]) continue;
+    int64_t n = e.op == Op::Concat ? 2 * static_cast<int64_t>(e.inputs.size()) : 1;
+    for (int u : e.inputs) n += nodes[u];
+    std::vector<int> largestFirst(e.inputs);
+    std::sort(largestFirst.begin(), largestFirst.end(),
+              [&](int a, int b) { return nodes[a] != nodes[b] ? nodes[a] > nodes[b] : a < b; });
+    largestFirst.erase(std::unique(largestFirst.begin(), largestFirst.end()), largestFirst.end());
+    for (int u : largestFirst) {
+      if (n <= kMaxFusedNodes || nodes[u] < kSmallOperand) break;
+      n -= std::count(e.inputs.begin(), e.inputs.end(), u) * (nodes[u] - 1);
+      mat_[u] = true;  // a fused operand: one defined by a fusible eqn (all others count 1)
+      nodes[u] = 1;
+    }
+    int v = e.outputs[0];
+    nodes[v] = mat_[v] ? 1 : n;
+  }
 }
 
 const std::vector<int>& FuncLowering::leaves(int v) {

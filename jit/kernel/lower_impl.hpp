@@ -69,6 +69,8 @@ class FuncLowering {
  private:
   friend struct Analysis;
   void analyse();
+  /// Materialises fused vars so that no fused expression outgrows kMaxFusedNodes.
+  void boundFusedSize();
   bool isFusibleEqn(const Eqn& e) const;
   bool needsBuffer(const Eqn& e, size_t input) const;
   const std::vector<int>& leaves(int v);

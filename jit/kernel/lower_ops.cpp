@@ -181,24 +181,26 @@ ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
         begin.push_back(off);
         off += inShape(k)[ax];
       }
-      // Each operand is read at a clamped index (always in bounds); selects pick the right one.
-      ExprP result;
-      for (size_t k = e.inputs.size(); k-- > 0;) {
-        int64_t n = inShape(k)[ax];
-        if (n == 0) continue;
+      // Each operand is read at a clamped index (always in bounds); selects pick the right one,
+      // as a balanced tree over the non-empty operands (a stack of 65536 scalars is 16 deep).
+      std::vector<size_t> nonEmpty;
+      for (size_t k = 0; k < e.inputs.size(); ++k)
+        if (inShape(k)[ax] > 0) nonEmpty.push_back(k);
+      SCN_ASSERT(!nonEmpty.empty(), "concat of empty operands read");
+      auto operand = [&](size_t k) {
         std::vector<ExprP> j = ix;
         j[ax] = arith(Arith::Min, arith(Arith::Max, arith(Arith::Sub, ix[ax], idx(begin[k])), idx(0)),
-                      idx(n - 1));
-        ExprP val = gen(e.inputs[k], j);
-        if (!result) {
-          result = val;
-        } else {
-          ExprP pred = opExpr(Op::Lt, DType::Bool, {ix[ax], idx(begin[k] + n)});
-          result = opExpr(Op::Select, t.dtype, {pred, val, result});
-        }
-      }
-      SCN_ASSERT(result, "concat of empty operands read");
-      return result;
+                      idx(inShape(k)[ax] - 1));
+        return gen(e.inputs[k], j);
+      };
+      // The operands nonEmpty[lo..hi): below the first of the upper half, the lower half.
+      auto pick = [&](auto& self, size_t lo, size_t hi) -> ExprP {
+        if (hi - lo == 1) return operand(nonEmpty[lo]);
+        size_t mid = lo + (hi - lo) / 2;
+        ExprP pred = opExpr(Op::Lt, DType::Bool, {ix[ax], idx(begin[nonEmpty[mid]])});
+        return opExpr(Op::Select, t.dtype, {pred, self(self, lo, mid), self(self, mid, hi)});
+      };
+      return pick(pick, 0, nonEmpty.size());
     }
     case OpCategory::DynamicSlice: {
       const Shape& s = inShape(0);

@@ -647,6 +647,15 @@ TEST(CpuBackend, SinCosF32AreWithinFourUlps) {
   EXPECT_EQ(got.getDouble(1), static_cast<double>(1e-20f));
 }
 
+TEST(CpuBackend, ALongChainCompilesAndMatchesTheInterpreter) {
+  // 100000 dependent adds (an unrolled `for`) overflowed the stack in the lowering and the
+  // LLVM emitter (Note [Fused expression size]).
+  Builder b("chain");
+  int y = b.param(ty(F32, {4}));
+  for (int i = 0; i < 100000; ++i) y = b.emit1(Op::Add, {y, b.constant(F32, 1.0, {4})});
+  check({"chain", b.ret({y}), {randomArray(F32, {4}, 1, false)}});
+}
+
 TEST(CpuBackend, SecondCompileHitsTheCache) {
   auto make = [] {
     Builder b("cached");

@@ -2,6 +2,8 @@
 // materialised, that loop carries are not copied per iteration, and that buffers are reused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "jit/kernel/kernel_ir.hpp"
 #include "kernel_test_util.hpp"
 
@@ -316,6 +318,66 @@ TEST(KernelLower, LongCumulativeIsABlockedTwoPassScan) {
   p = lowerCum({16, 1 << 18}, 1);
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].dims, std::vector<int64_t>{16});
+}
+
+/// Depth of the deepest expression in a statement list (Note [Fused expression size]).
+int depthOf(const kir::ExprP& e) {
+  int d = 0;
+  for (const kir::ExprP& a : e->args) d = std::max(d, depthOf(a));
+  return d + 1;
+}
+
+int deepestExpr(const std::vector<kir::Stmt>& body) {
+  int d = 0;
+  for (const kir::Stmt& s : body) {
+    if (s.value) d = std::max(d, depthOf(s.value));
+    if (s.index) d = std::max(d, depthOf(s.index));
+    d = std::max(d, deepestExpr(s.body));
+  }
+  return d;
+}
+
+int deepestExpr(const kir::Program& p) {
+  int d = 0;
+  for (const kir::Kernel& k : p.kernels) d = std::max(d, deepestExpr(k.body));
+  return d;
+}
+
+TEST(KernelLower, ALongChainIsCutIntoIdenticalBoundedKernels) {
+  // y = y + 1 100000 times (an unrolled `for`) was one expression 100000 deep: the lowering
+  // overflowed the stack. Now it is segments of at most kMaxFusedNodes nodes, one shared kernel.
+  Builder b("chain");
+  int y = b.param(ty(F32, {}));
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) y = b.emit1(Op::Add, {y, b.constant(F32, 1.0)});
+  kir::Program p = kir::lower(*b.ret({y}));
+  EXPECT_LE(deepestExpr(p), kir::kMaxFusedNodes);
+  EXPECT_LE(p.kernels.size(), 3u) << "the first segment, the repeated one, the last";
+  EXPECT_GE(kir::countSteps(p.steps, kir::StepKind::Launch), 2 * n / kir::kMaxFusedNodes);
+  EXPECT_EQ(temps(p), 1) << "each segment overwrites the previous one in place";
+}
+
+TEST(KernelLower, AChainReadingEachValueTwiceDoesNotGrowExponentially) {
+  // y = y * y 60 times: fused, each level generates its operand twice (2^60 nodes).
+  Builder b("squares");
+  int y = b.param(ty(F32, {8}));
+  for (int i = 0; i < 60; ++i) y = b.emit1(Op::Mul, {y, y});
+  kir::Program p = kir::lower(*b.ret({y}));
+  EXPECT_LE(deepestExpr(p), kir::kMaxFusedNodes);
+  EXPECT_LE(kir::countSteps(p.steps, kir::StepKind::Launch), 60 / 6 + 1) << kir::printKernels(p);
+}
+
+TEST(KernelLower, AWideConcatIsABalancedSelectTree) {
+  // stack of 65536 scalars: one kernel whose selects are 16 deep, not 65536.
+  Builder b("stack");
+  int x = b.param(ty(F32, {}));
+  Attrs r;
+  r.shape = {1};
+  std::vector<int> rows;
+  for (int i = 0; i < (1 << 16); ++i) rows.push_back(b.emit1(Op::Reshape, {x}, r));
+  kir::Program p = kir::lower(*b.ret({b.emit1(Op::Concat, rows, axesAttr({0}))}));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_LE(deepestExpr(p), 2 * 16 + 8);
 }
 
 TEST(KernelLower, PrintingIsStable) {
