@@ -108,6 +108,7 @@ T pairwise(Op comb, const T* p, ReducedElements& el, int64_t base, int64_t first
     return scalar::binary<T>(comb, lo, pairwise(comb, p, el, base, first + half, count - half));
   }
   T acc = scalar::identityOf<T>(comb);
+  if (count == 0) return acc;  // an empty reduced axis (no position to seek)
   el.seek(base, first);
   for (int64_t k = 0; k < count; ++k, el.next()) acc = scalar::binary<T>(comb, acc, p[el.offset()]);
   return acc;

@@ -52,6 +52,7 @@ Value onesLike(Evaluator& ev, CallArgs& c) {
 
 /// The shortest text that reads back as v ("inf", "nan", "0.1", "1e+19").
 std::string numberText(double v) {
+  if (std::isnan(v)) return "nan";  // without the sign bit that 0.0 / 0.0 carries
   char buf[32];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
