@@ -8,12 +8,18 @@
 #include "jit/scalar.hpp"
 
 // Note [Reduction order]
-// Reductions, cumulative ops and dot_general accumulate in the element type (the output dtype),
-// sequentially in increasing index order along the reduced axes, starting from the combiner's
-// identity (reductions, dot_general) or from the first element (cumulative ops). Float sums are
-// therefore those of a plain left-to-right loop; the JITs may reassociate and are compared with
-// a tolerance. Integer reductions wrap. A reduction over an empty axis gives the identity
-// (sum 0, prod 1, max -inf or the lowest integer, min +inf or the highest, all true, any false).
+// A reduction combines the elements of each output position in increasing index order along the
+// reduced axes (row-major over them), as a pairwise tree: a run of at most kPairwiseLeaf
+// elements is folded left to right from the combiner's identity, a longer run is split in
+// halves whose results are combined. A float sum of n elements is then off by at most about
+// (kPairwiseLeaf + log2(n)) eps * sum |x|, where a left-to-right loop is off by n eps (and
+// stops growing at 2^24 for f32 ones); the JITs use trees of their own (Note [Blocked
+// reductions] in jit/kernel/lower_ops.cpp) and agree to within a few ulp. Integer reductions
+// wrap (exactly, in any order). A reduction over an empty axis gives the identity (sum 0, prod
+// 1, max -inf or the lowest integer, min +inf or the highest, all true, any false).
+// Cumulative ops and dot_general accumulate sequentially in increasing index order, in the
+// element type, from the first element (cumulative ops) or the identity (dot_general); the JITs
+// may reassociate them and are compared with a tolerance.
 
 namespace scn::interp {
 
@@ -53,23 +59,82 @@ Array iotaOp(const Attrs& attrs, const Type& out) {
   return r;
 }
 
+namespace {
+
+constexpr int64_t kPairwiseLeaf = 8;
+
+/// Offsets into a row-major input of the elements of one output position, in reduction order:
+/// an odometer over the reduced axes.
+class ReducedElements {
+ public:
+  ReducedElements(const Shape& shape, const std::vector<int64_t>& axes) {
+    std::vector<int64_t> strides = stridesOf(shape);
+    for (int64_t a : axes) {
+      dims_.push_back(shape[a]);
+      strides_.push_back(strides[a]);
+    }
+    idx_.assign(dims_.size(), 0);
+  }
+  /// Positions the odometer at reduced element r (0 <= r < count) of the output at `base`.
+  void seek(int64_t base, int64_t r) {
+    offset_ = base;
+    for (size_t d = dims_.size(); d-- > 0;) {
+      idx_[d] = r % dims_[d];
+      r /= dims_[d];
+      offset_ += idx_[d] * strides_[d];
+    }
+  }
+  int64_t offset() const { return offset_; }
+  void next() {
+    for (size_t d = dims_.size(); d-- > 0;) {
+      offset_ += strides_[d];
+      if (++idx_[d] < dims_[d]) return;
+      offset_ -= idx_[d] * strides_[d];
+      idx_[d] = 0;
+    }
+  }
+
+ private:
+  std::vector<int64_t> dims_, strides_, idx_;
+  int64_t offset_ = 0;
+};
+
+/// The pairwise combination of reduced elements first .. first+count-1 (Note [Reduction order]).
+template <typename T>
+T pairwise(Op comb, const T* p, ReducedElements& el, int64_t base, int64_t first, int64_t count) {
+  if (count > kPairwiseLeaf) {
+    int64_t half = count / 2;
+    T lo = pairwise(comb, p, el, base, first, half);
+    return scalar::binary<T>(comb, lo, pairwise(comb, p, el, base, first + half, count - half));
+  }
+  T acc = scalar::identityOf<T>(comb);
+  if (count == 0) return acc;  // an empty reduced axis (no position to seek)
+  el.seek(base, first);
+  for (int64_t k = 0; k < count; ++k, el.next()) acc = scalar::binary<T>(comb, acc, p[el.offset()]);
+  return acc;
+}
+
+}  // namespace
+
 Array reduceOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   Array r(out.dtype, out.shape);
   Op comb = scalar::combinerOf(op);
-  // Output stride of each input axis: 0 for reduced axes.
-  std::vector<int64_t> outStrides = stridesOf(out.shape), map(x.shape.size(), 0);
-  for (size_t d = 0, k = 0; d < x.shape.size(); ++d)
+  // The input offset of each output position: the kept axes' strides.
+  std::vector<int64_t> inStrides = stridesOf(x.shape), kept;
+  for (size_t d = 0; d < x.shape.size(); ++d)
     if (std::find(attrs.axes.begin(), attrs.axes.end(), static_cast<int64_t>(d)) == attrs.axes.end())
-      map[d] = outStrides[k++];
+      kept.push_back(inStrides[d]);
+  int64_t count = 1;
+  for (int64_t a : attrs.axes) count *= x.shape[a];
+  ReducedElements el(x.shape, attrs.axes);
   dispatchDType(x.dtype, [&]<typename T>() {
     T* o = r.data<T>();
     const T* p = x.data<T>();
-    for (int64_t i = 0, n = r.size(); i < n; ++i) o[i] = scalar::identityOf<T>(comb);
-    int64_t flat = 0;
-    forEachIndex(x.shape, [&](const std::vector<int64_t>& idx) {
-      int64_t oi = 0;
-      for (size_t d = 0; d < idx.size(); ++d) oi += idx[d] * map[d];
-      o[oi] = scalar::binary<T>(comb, o[oi], p[flat++]);
+    int64_t oi = 0;
+    forEachIndex(out.shape, [&](const std::vector<int64_t>& idx) {
+      int64_t base = 0;
+      for (size_t d = 0; d < idx.size(); ++d) base += idx[d] * kept[d];
+      o[oi++] = pairwise<T>(comb, p, el, base, 0, count);
     });
   });
   return r;

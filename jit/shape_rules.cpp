@@ -169,7 +169,9 @@ InferResult inferConcat(const std::vector<Type>& in, const Attrs& a) {
       return error("concat along axis " + std::to_string(axis) +
                    " needs operands of one dtype with equal dimensions except that axis but got " +
                    typesString(in));
-    out[axis] += t.shape[axis];
+    if (__builtin_add_overflow(out[axis], t.shape[axis], &out[axis]))
+      return error("concat along axis " + std::to_string(axis) + " of " + typesString(in) +
+                   " gives a dimension that does not fit in a signed 64-bit integer");
   }
   return ok({Type{first.dtype, out}});
 }

@@ -243,10 +243,15 @@ AVal ArrayOps::broadcastTo(const AVal& x, const Shape& shape, Span span, const c
 namespace {
 // Host integers (weak static scalars: sizes, counts) are exact: arithmetic that leaves i64 is
 // an error instead of wrapping into a wrong size.
+constexpr const char* kHostIntHelp =
+    "integers without a suffix are exact 64-bit host values; use a float (2.0**64) for a large number";
+
+bool isHostInt(const AVal& v) {
+  return v.weak && v.isStatic() && v.type.dtype == DType::I64 && v.type.shape.empty();
+}
+
 void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
-  if (!(a.weak && b.weak && a.isStatic() && b.isStatic() && a.type.dtype == DType::I64 &&
-        b.type.dtype == DType::I64 && a.type.shape.empty() && b.type.shape.empty()))
-    return;
+  if (!(isHostInt(a) && isHostInt(b))) return;
   int64_t x = a.concrete->getInt(0), y = b.concrete->getInt(0), r = 0;
   bool overflow = false;
   const char* sym = "";
@@ -254,6 +259,7 @@ void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
     case Op::Add: overflow = __builtin_add_overflow(x, y, &r); sym = "+"; break;
     case Op::Sub: overflow = __builtin_sub_overflow(x, y, &r); sym = "-"; break;
     case Op::Mul: overflow = __builtin_mul_overflow(x, y, &r); sym = "*"; break;
+    case Op::FloorDiv: overflow = x == INT64_MIN && y == -1; sym = "//"; break;
     case Op::Pow: {
       sym = "**";
       r = 1;
@@ -266,7 +272,15 @@ void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
     fail("E0402", span,
          "integer overflow: " + std::to_string(x) + " " + sym + " " +
              std::to_string(y) + " does not fit in a signed 64-bit integer",
-         "integers without a suffix are exact 64-bit host values; use a float (2.0**64) for a large number");
+         kHostIntHelp);
+}
+// -x and abs(x) of the host integer INT64_MIN have no i64 value either.
+void checkHostIntNegation(Op op, const AVal& x, Span span) {
+  if (!(op == Op::Neg || op == Op::Abs) || !isHostInt(x) || x.concrete->getInt(0) != INT64_MIN) return;
+  fail("E0402", span,
+       std::string("integer overflow: ") + (op == Op::Neg ? "-(" : "abs(") + std::to_string(INT64_MIN) +
+           ") does not fit in a signed 64-bit integer",
+       kHostIntHelp);
 }
 }  // namespace
 
@@ -312,6 +326,11 @@ AVal ArrayOps::logical(Op op, AVal a, AVal b, Span span) {
 
 AVal ArrayOps::unary(Op op, AVal x, Span span) {
   TypeClass tc = opInfo(op).typeClass;
+  // Integers and bools are already whole: floor, ceil and round keep them (dtype and value), as
+  // jnp does, instead of rounding them through f32.
+  bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Round;
+  if (rounding && !isFloat(x.type.dtype)) return x;
+  checkHostIntNegation(op, x, span);
   if (tc == TypeClass::Float && !isFloat(x.type.dtype))
     x = convert(x, x.weak && x.isStatic() ? DType::F64 : (x.type.dtype == DType::I64 || x.type.dtype == DType::U64) ? DType::F64 : DType::F32, span);
   if (op == Op::Neg && x.type.dtype == DType::Bool)
@@ -384,12 +403,36 @@ AVal ArrayOps::expandDims(const AVal& x, int64_t axis, Span span) {
   return reshape(x, s, span);
 }
 
-AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
+void ArrayOps::promoteProductOperands(AVal& a, AVal& b, Span span) {
   DType t = promoteTypes(a, b);
   if (t == DType::Bool) t = DType::I32;
   a = convert(a, t, span);
   b = convert(b, t, span);
   if (!(a.weak && b.weak)) a.weak = b.weak = false;
+}
+
+AVal ArrayOps::dot(AVal a, AVal b, Span span) {
+  size_t ra = a.type.shape.size(), rb = b.type.shape.size();
+  if (ra == 0 || rb == 0) return binary(Op::Mul, a, b, span, "dot");
+  if (ra == 1 || rb == 1 || (ra == 2 && rb == 2)) return matmul(a, b, span);  // the same contraction
+  // NumPy's N-d dot: a's last axis with b's second-to-last, no batch axes; dot_general puts a's
+  // free axes, then b's, in order: a.shape[:-1] + b.shape[:-2] + b.shape[-1:].
+  promoteProductOperands(a, b, span);
+  const Shape &sa = a.type.shape, &sb = b.type.shape;
+  if (sa.back() != sb[rb - 2])
+    fail("E0206", span, "dot got incompatible shapes " + shapeString(sa) + " and " + shapeString(sb),
+         "the last axis of the left operand must equal the second-to-last of the right (" +
+             std::to_string(sa.back()) + " != " + std::to_string(sb[rb - 2]) + ")");
+  Attrs at;
+  at.lhsContract = {static_cast<int64_t>(ra - 1)};
+  at.rhsContract = {static_cast<int64_t>(rb - 2)};
+  AVal r = t_.apply1(Op::DotGeneral, {a, b}, at, span);
+  r.weak = a.weak && b.weak;
+  return r;
+}
+
+AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
+  promoteProductOperands(a, b, span);
   size_t ra = a.type.shape.size(), rb = b.type.shape.size();
   if (ra == 0 || rb == 0)
     fail("E0206", span, "matmul needs arrays of rank >= 1, got shapes " + shapeString(a.type.shape) +
@@ -459,6 +502,15 @@ AVal ArrayOps::concat(std::vector<AVal> xs, int64_t axis, Span span) {
            "all dimensions but the joined one must agree");
     }
   }
+  int64_t joined = 0;
+  for (const AVal& x : xs)
+    if (__builtin_add_overflow(joined, x.type.shape[at.axes[0]], &joined)) {
+      std::string shapes;
+      for (size_t k = 0; k < xs.size(); ++k) shapes += (k ? ", " : "") + shapeString(xs[k].type.shape);
+      fail("E0402", span, "concat along axis " + std::to_string(at.axes[0]) + " of shapes " + shapes +
+                              " gives a dimension that does not fit in a signed 64-bit integer",
+           "every dimension must fit in a signed 64-bit integer");
+    }
   if (xs.size() == 1) return xs[0];
   return t_.apply1(Op::Concat, xs, at, span);
 }

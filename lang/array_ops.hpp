@@ -71,6 +71,9 @@ class ArrayOps {
   AVal transpose(const AVal& x, const std::vector<int64_t>& perm, Span span);
   AVal expandDims(const AVal& x, int64_t axis, Span span);
   AVal matmul(AVal a, AVal b, Span span);
+  /// NumPy's dot: `*` with a scalar, matmul for vectors and matrices, and for N-d operands the
+  /// contraction of a's last axis with b's second-to-last.
+  AVal dot(AVal a, AVal b, Span span);
   AVal concat(std::vector<AVal> xs, int64_t axis, Span span);
   AVal slice(const AVal& x, std::vector<int64_t> starts, std::vector<int64_t> limits,
              std::vector<int64_t> strides, Span span);
@@ -82,6 +85,8 @@ class ArrayOps {
   static int64_t normAxis(int64_t axis, size_t rank, Span span, const char* what);
 
  private:
+  /// The common dtype of matmul's and dot's operands (bool multiplies as i32).
+  void promoteProductOperands(AVal& a, AVal& b, Span span);
   Tracer& t_;
 };
 

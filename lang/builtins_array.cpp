@@ -1,4 +1,5 @@
 // Builtins over arrays: creation, elementwise math, reductions, shape manipulation, I/O checks.
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -49,6 +50,14 @@ Value onesLike(Evaluator& ev, CallArgs& c) {
   return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(surfaceType(x).dtype), 1), std::nullopt, c.span));
 }
 
+/// The shortest text that reads back as v ("inf", "nan", "0.1", "1e+19").
+std::string numberText(double v) {
+  if (std::isnan(v)) return "nan";  // without the sign bit that 0.0 / 0.0 carries
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 Value arange(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "arange", {"start", "stop=", "step=", "dtype="});
   // arange(n) or arange(start, stop, step): static bounds (the length is a shape).
@@ -70,8 +79,25 @@ Value arange(Evaluator& ev, CallArgs& c) {
     step = num(2).getDouble(0);
     anyFloat = anyFloat || isFloat(num(2).dtype);
   }
+  // arange(n) names its one bound `stop`, as NumPy's arange(stop) does.
+  bool twoBounds = a.has(1) && !a.get(1).isNone();
+  std::vector<std::pair<size_t, double>> given = {{0, twoBounds ? start : stop}};
+  if (twoBounds) given.push_back({1, stop});
+  if (a.has(2)) given.push_back({2, step});
+  for (auto [i, v] : given)
+    if (!std::isfinite(v))
+      fail("E0242", a.span(i),
+           "arange got a non-finite `" + (i == 0 && !twoBounds ? std::string("stop") : a.name(i)) + "` (" +
+               numberText(v) + ")",
+           "the bounds and the step of arange must be finite numbers");
   if (step == 0) fail("E0223", a.span(2), "arange step must not be zero");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  // The length is a shape: one that does not fit in i64 is not silently empty.
+  double length = std::ceil((stop - start) / step);
+  if (length >= 0x1p63)
+    fail("E0402", c.span, "arange from " + numberText(start) + " to " + numberText(stop) + " by " +
+                              numberText(step) + " has too many elements",
+         "the number of elements must fit in a signed 64-bit integer");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(length));
   DType t = a.dtype(3).value_or(anyFloat ? DType::F32 : DType::I32);
   if (isInteger(t) && n > 0) {  // as a weak integer that does not fit (Note [Weak types])
     double last = start + static_cast<double>(n - 1) * step;
@@ -160,9 +186,17 @@ Value reduction(Evaluator& ev, CallArgs& c) {
                      : op == Op::ReduceMin ? "min" : op == Op::ReduceAnd ? "all" : "any";
   Args a(ev, c, name, {"x", "axis="});
   AVal x = a.array(0);
-  if ((op == Op::ReduceMax || op == Op::ReduceMin) && numElements(x.type.shape) == 0)
-    fail("E0225", c.span, std::string(name) + " of an empty array has no identity");
-  return arr(ev.ops().reduce(op, x, a.axes(1), c.span, name));
+  auto axes = a.axes(1);
+  // Only reducing over an empty axis needs an identity: max over axis 0 of a (3, 0) array is
+  // the empty (0,) array, as in JAX.
+  if (op == Op::ReduceMax || op == Op::ReduceMin) {
+    const Shape& s = x.type.shape;
+    bool overEmpty = !axes && numElements(s) == 0;
+    for (int64_t ax : axes.value_or(std::vector<int64_t>{}))
+      overEmpty = overEmpty || s[ArrayOps::normAxis(ax, s.size(), c.span, name)] == 0;
+    if (overEmpty) fail("E0225", c.span, std::string(name) + " of an empty array has no identity");
+  }
+  return arr(ev.ops().reduce(op, x, axes, c.span, name));
 }
 
 Value mean(Evaluator& ev, CallArgs& c) {
@@ -221,9 +255,7 @@ Value matmul(Evaluator& ev, CallArgs& c) {
 
 Value dot(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "dot", {"a", "b"});
-  AVal x = a.array(0), y = a.array(1);
-  if (x.type.shape.empty() || y.type.shape.empty()) return arr(ev.ops().binary(Op::Mul, x, y, c.span, "dot"));
-  return arr(ev.ops().matmul(x, y, c.span));
+  return arr(ev.ops().dot(a.array(0), a.array(1), c.span));
 }
 
 // ---- shapes ----
@@ -354,6 +386,18 @@ Value len(Evaluator& ev, CallArgs& c) {
   return arr(weakInt(x.type.shape[0]));
 }
 
+/// A start index of dynamic_slice / dynamic_update_slice along an axis of `dim` elements as i32:
+/// a negative one counts from the end once, as in JAX (-2 of 6 is 4); the op clamps the rest.
+AVal sliceStart(Evaluator& ev, const Value& start, int64_t dim, Span argSpan, Span span, const char* fn) {
+  ArrayOps& ops = ev.ops();
+  AVal k = ops.convert(toArray(start, argSpan, fn), DType::I32, span);
+  AVal negative = ops.binary(Op::Lt, k, weakInt(0), span, fn);
+  AVal wrapped = ops.binary(Op::Add, k, strongScalar(DType::I32, static_cast<double>(dim)), span, fn);
+  AVal r = ops.select(negative, wrapped, k, span, fn);
+  r.weak = false;
+  return r;
+}
+
 Value dynamicSlice(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "dynamic_slice", {"x", "starts", "sizes"});
   AVal x = a.array(0);
@@ -363,7 +407,8 @@ Value dynamicSlice(Evaluator& ev, CallArgs& c) {
   std::vector<Value> starts = st.isTuple() ? *st.elems : std::vector<Value>{st};
   if (starts.size() != x.type.shape.size() || sizes.size() != x.type.shape.size())
     fail("E0226", c.span, "dynamic_slice needs one start and one size per axis of " + shapeString(x.type.shape));
-  for (const Value& s : starts) in.push_back(ev.ops().convert(toArray(s, a.span(1), "dynamic_slice"), DType::I32, c.span));
+  for (size_t d = 0; d < starts.size(); ++d)
+    in.push_back(sliceStart(ev, starts[d], x.type.shape[d], a.span(1), c.span, "dynamic_slice"));
   Attrs at;
   at.shape = sizes;
   return arr(ev.tracer().apply1(Op::DynamicSlice, in, at, c.span));
@@ -382,7 +427,8 @@ Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
   std::vector<Value> starts = st.isTuple() ? *st.elems : std::vector<Value>{st};
   if (starts.size() != x.type.shape.size())
     fail("E0226", c.span, "dynamic_update_slice needs one start per axis of " + shapeString(x.type.shape));
-  for (const Value& s : starts) in.push_back(ev.ops().convert(toArray(s, a.span(2), "dynamic_update_slice"), DType::I32, c.span));
+  for (size_t d = 0; d < starts.size(); ++d)
+    in.push_back(sliceStart(ev, starts[d], x.type.shape[d], a.span(2), c.span, "dynamic_update_slice"));
   return arr(ev.tracer().apply1(Op::DynamicUpdateSlice, in, {}, c.span));
 }
 

@@ -1,4 +1,6 @@
 // Control-flow builtins: scan, vmap, fori_loop, while_loop, cond, associative_scan.
+#include <tuple>
+
 #include "jit/batch.hpp"
 #include "jit/combiner.hpp"
 #include "lang/builtin_args.hpp"
@@ -50,6 +52,30 @@ void checkCarry(const char* fn, const TreeDef& initDef, const std::vector<AVal>&
   }
 }
 
+// Note [Weak carries]
+// As in JAX (`_promote_weak_typed_inputs` in lax's control flow), a weak initial carry leaf takes
+// the dtype that the body returns for it: `scan(|c, x| (c + x, c), 0, arange(3.0))` carries f32.
+// The body is traced with the carry as given; if a weak leaf comes back with its shape but
+// another dtype, that leaf is converted to the body's dtype (and weakness) and the body traced
+// once more. The second trace sees strong or matching leaves, so checkCarry decides: a body that
+// changes the dtype again (or a strong carry) is E0233. Shapes are never promoted.
+
+/// Promotes the weak leaves of `init` whose body results (out[outOffset + i]) differ only in
+/// dtype (Note [Weak carries]); whether any changed.
+bool promoteWeakCarry(Evaluator& ev, const TreeDef& initDef, std::vector<AVal>& init,
+                      const TreeDef& outDef, const std::vector<AVal>& out, size_t outOffset, Span span) {
+  if (!(initDef == outDef)) return false;
+  bool changed = false;
+  for (size_t i = 0; i < init.size(); ++i) {
+    const AVal& o = out[outOffset + i];
+    if (!init[i].weak || o.type.shape != init[i].type.shape || o.type.dtype == init[i].type.dtype) continue;
+    init[i] = ev.ops().convert(init[i], o.type.dtype, span);
+    init[i].weak = o.weak;
+    changed = true;
+  }
+  return changed;
+}
+
 /// The type-only stand-in for a value a body will receive (traceBody reads type, weak, origin).
 AVal placeholder(AVal x) {
   x.concrete.reset();
@@ -95,14 +121,21 @@ Value scan(Evaluator& ev, CallArgs& c) {
   if (unroll < 1) fail("E0231", a.span(5), "scan unroll must be >= 1, got " + std::to_string(unroll));
 
   size_t pos = 0;
-  Value carry = rebuild(init.def, init.leaves, pos);
   std::vector<AVal> xSlices;
   for (const AVal& x : xs.leaves) xSlices.push_back(sliceType(x));
   pos = 0;
   Value xVal = haveXs ? rebuild(xs.def, xSlices, pos) : Value::none();
-  Evaluator::Traced t = ev.traceFunction(f, {carry, xVal}, a.span(0), "scan body", "the scan carry");
-  if (t.outTree.kind != TreeDef::Tuple || t.outTree.children.size() != 2)
-    fail("E0232", a.span(0), "a scan body must return a pair (carry, y), got " + t.outTree.str());
+  auto traceScanBody = [&] {
+    size_t p = 0;
+    Value carry = rebuild(init.def, init.leaves, p);
+    Evaluator::Traced t = ev.traceFunction(f, {carry, xVal}, a.span(0), "scan body", "the scan carry");
+    if (t.outTree.kind != TreeDef::Tuple || t.outTree.children.size() != 2)
+      fail("E0232", a.span(0), "a scan body must return a pair (carry, y), got " + t.outTree.str());
+    return t;
+  };
+  Evaluator::Traced t = traceScanBody();
+  if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(1)))
+    t = traceScanBody();
   checkCarry("scan", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(0));
 
   Attrs at;
@@ -126,14 +159,21 @@ Value scan(Evaluator& ev, CallArgs& c) {
 Value whileLoop(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "while_loop", {"cond", "body", "init"});
   Flat init = flat(a.get(2), a.span(2), "while_loop init");
+  auto traceLoop = [&] {
+    size_t p = 0;
+    Value carry = rebuild(init.def, init.leaves, p);
+    Evaluator::Traced tc = ev.traceFunction(a.callable(0), {carry}, a.span(0), "while_loop cond", "the while_loop carry");
+    if (tc.outTree.kind != TreeDef::Leaf || tc.outLeaves[0].type != Type{DType::Bool, {}})
+      fail("E0235", a.span(0), "a while_loop condition must return a bool scalar, got " +
+                                   (tc.outTree.kind == TreeDef::Leaf ? typeString(tc.outLeaves[0].type) : tc.outTree.str()),
+           "compare to get a bool, e.g. `|c| c.0 < n`");
+    Evaluator::Traced tb = ev.traceFunction(a.callable(1), {carry}, a.span(1), "while_loop body", "the while_loop carry");
+    return std::make_pair(std::move(tc), std::move(tb));
+  };
+  auto [tc, tb] = traceLoop();
+  if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(2)))
+    std::tie(tc, tb) = traceLoop();
   size_t pos = 0;
-  Value carry = rebuild(init.def, init.leaves, pos);
-  Evaluator::Traced tc = ev.traceFunction(a.callable(0), {carry}, a.span(0), "while_loop cond", "the while_loop carry");
-  if (tc.outTree.kind != TreeDef::Leaf || tc.outLeaves[0].type != Type{DType::Bool, {}})
-    fail("E0235", a.span(0), "a while_loop condition must return a bool scalar, got " +
-                                 (tc.outTree.kind == TreeDef::Leaf ? typeString(tc.outLeaves[0].type) : tc.outTree.str()),
-         "compare to get a bool, e.g. `|c| c.0 < n`");
-  Evaluator::Traced tb = ev.traceFunction(a.callable(1), {carry}, a.span(1), "while_loop body", "the while_loop carry");
   checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1));
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
@@ -164,18 +204,26 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
     return ev.call(f, args);
   };
   size_t pos = 0;
-  Value x0 = rebuild(init.def, init.leaves, pos);
+  auto initCarry = [&] {
+    size_t p = 0;
+    return rebuild(init.def, init.leaves, p);
+  };
   if (lo.isStatic() && hi.isStatic()) {
     int64_t n = std::max<int64_t>(0, hi.concrete->getInt(0) - lo.concrete->getInt(0));
-    Evaluator::Traced t = ev.traceBody(
-        [&](const std::vector<Value>& p) {
-          const Value& carry = p[0];
-          AVal i = *(*carry.elems)[0].array;
-          Value next = step(i, (*carry.elems)[1]);
-          AVal i1 = ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop");
-          return Value::ofTuple({Value::ofTuple({arr(i1), next}), Value::none()});
-        },
-        {Value::ofTuple({arr(lo), x0}), Value::none()}, a.span(2), "fori_loop body", "the fori_loop carry");
+    auto traceStep = [&] {
+      return ev.traceBody(
+          [&](const std::vector<Value>& p) {
+            const Value& carry = p[0];
+            AVal i = *(*carry.elems)[0].array;
+            Value next = step(i, (*carry.elems)[1]);
+            AVal i1 = ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop");
+            return Value::ofTuple({Value::ofTuple({arr(i1), next}), Value::none()});
+          },
+          {Value::ofTuple({arr(lo), initCarry()}), Value::none()}, a.span(2), "fori_loop body", "the fori_loop carry");
+    };
+    Evaluator::Traced t = traceStep();
+    if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(3)))
+      t = traceStep();
     std::vector<AVal> initLeaves = concatLeaves({lo}, init.leaves);
     // The user's carry is the second part of ((i, x), None); the index is ours.
     checkCarry("fori_loop", init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(2));
@@ -189,21 +237,27 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
     return rebuild(init.def, xs, pos);
   }
   // Traced bounds: while (i < hi) { x = f(i, x); i += 1 }.
-  Value carry = Value::ofTuple({arr(lo), arr(hi), x0});
-  Evaluator::Traced tc = ev.traceBody(
-      [&](const std::vector<Value>& p) {
-        const auto& e = *p[0].elems;
-        return arr(ev.ops().binary(Op::Lt, *e[0].array, *e[1].array, c.span, "fori_loop"));
-      },
-      {carry}, a.span(2), "fori_loop cond", "the fori_loop counter");
-  Evaluator::Traced tb = ev.traceBody(
-      [&](const std::vector<Value>& p) {
-        const auto& e = *p[0].elems;
-        AVal i = *e[0].array;
-        Value next = step(i, e[2]);
-        return Value::ofTuple({arr(ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop")), e[1], next});
-      },
-      {carry}, a.span(2), "fori_loop body", "the fori_loop carry");
+  auto traceLoop = [&] {
+    Value carry = Value::ofTuple({arr(lo), arr(hi), initCarry()});
+    Evaluator::Traced tc = ev.traceBody(
+        [&](const std::vector<Value>& p) {
+          const auto& e = *p[0].elems;
+          return arr(ev.ops().binary(Op::Lt, *e[0].array, *e[1].array, c.span, "fori_loop"));
+        },
+        {carry}, a.span(2), "fori_loop cond", "the fori_loop counter");
+    Evaluator::Traced tb = ev.traceBody(
+        [&](const std::vector<Value>& p) {
+          const auto& e = *p[0].elems;
+          AVal i = *e[0].array;
+          Value next = step(i, e[2]);
+          return Value::ofTuple({arr(ev.ops().binary(Op::Add, i, weakInt(1), c.span, "fori_loop")), e[1], next});
+        },
+        {carry}, a.span(2), "fori_loop body", "the fori_loop carry");
+    return std::make_pair(std::move(tc), std::move(tb));
+  };
+  auto [tc, tb] = traceLoop();
+  if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(3)))
+    std::tie(tc, tb) = traceLoop();
   std::vector<AVal> initLeaves = concatLeaves({lo, hi}, init.leaves);
   checkCarry("fori_loop", init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(2));
   Attrs at;

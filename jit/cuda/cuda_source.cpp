@@ -452,6 +452,8 @@ kir::LowerOptions cudaLowerOptions() {
   kir::LowerOptions o;
   o.peelFirstIteration = true;  // the step runner honours Step::start
   o.singlePassScanMin = kSinglePassScanMin;  // Note [Single-pass scans]
+  o.reduceBlock = 16;                         // a serial thread: short chains (Note [Blocked reductions])
+  o.reduceSerialMax = 32;
   return o;
 }
 

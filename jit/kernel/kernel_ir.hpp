@@ -200,6 +200,12 @@ struct LowerOptions {
   /// instead of the blocked scan or a serial loop; 0: never. Needs a backend that prints
   /// TileScan kernels (the CUDA backend).
   int64_t singlePassScanMin = 0;
+  /// A reduction of more than reduceSerialMax elements per output becomes a tree of passes whose
+  /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_ops.cpp).
+  /// The CPU vectorises each loop over 32 lanes, so its blocks are long; a GPU thread runs its
+  /// loop serially, so its blocks are short.
+  int64_t reduceBlock = 256;
+  int64_t reduceSerialMax = 1024;
 };
 
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.

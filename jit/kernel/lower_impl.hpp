@@ -55,6 +55,9 @@ class FuncLowering {
   /// A kernel copying var v (materialised or fused) into out.
   void copyInto(int v, const Loc& out);
   void kernelReduce(const Eqn& e, const Loc& out);
+  /// A reduction of many elements per output as a tree of blocked passes (Note [Blocked
+  /// reductions] in lower_ops.cpp).
+  void kernelReduceBlocked(const Eqn& e, const Loc& out);
   void kernelArgReduce(const Eqn& e, const Loc& out);
   /// One Loc per output (associative_scan scans k operands together).
   void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);

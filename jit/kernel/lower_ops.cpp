@@ -1,6 +1,7 @@
 // Kernels per op category: fused expressions as index arithmetic, reductions, argmax,
 // cumulative ops, dot_general (GEMM or loops) and dynamic_update_slice.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -342,11 +343,31 @@ void FuncLowering::copyInto(int v, const Loc& out) {
   pb_.launch(std::move(k));
 }
 
+// Note [Blocked reductions]
+// A reduction of n elements per output position as one loop would combine them in a chain: a
+// float sum is off by up to n eps * sum |x| (f32 ones stop at 2^24, or at 2^24 per vector lane
+// once LLVM reassociates the loop into its 32 lanes; a sum of 0.1s drifts long before), and a
+// full reduction runs on one thread (on the GPU, one CUDA thread). Past
+// LowerOptions::reduceSerialMax elements the reduction is a tree of blocked passes instead:
+//   level k: a kernel over [output, blocks] in which block b of each output position combines
+//            elements b*B .. b*B+B-1 (B = LowerOptions::reduceBlock) of the input (level 0; a
+//            fused producer is computed in place) or of the previous level's partials; a kernel
+//            over [output] combines the last n mod B into one more partial, so every partial is
+//            a contiguous run; until at most reduceSerialMax are left;
+//   final:   one loop per output position over the last partials.
+// Partials live in temporaries, freed once the next level has read them. The blocks run in
+// parallel: on every core, or a GPU thread each. The float error is about (chain + tree) eps *
+// sum |x| per level, where the chain is the longest serial run of adds: on the CPU a block of
+// 256 is 32 lanes of 8 then a tree over the lanes; a GPU thread runs its block of 16 serially.
+// (The interpreter's pairwise tree: Note [Reduction order] in jit/interp_reduce.cpp.) Integer
+// reductions and max/min give exactly the serial result.
+
 void FuncLowering::kernelReduce(const Eqn& e, const Loc& out) {
   int u = e.inputs[0];
   const Shape& S = f_.type(u).shape;
   const Type& t = f_.type(e.outputs[0]);
   const std::vector<int64_t>& R = e.attrs.axes;
+  if (product(S, R) > pb_.opts.reduceSerialMax) return kernelReduceBlocked(e, out);
   Op comb = scalar::combinerOf(e.op);
   Kernel k;
   std::vector<ExprP> oix = parallelIndex(t.shape, k);
@@ -383,6 +404,82 @@ void FuncLowering::kernelReduce(const Eqn& e, const Loc& out) {
   }
   k.body.push_back(store(out, linearIndex(oix, t.shape), local(acc, t.dtype)));
   pb_.launch(std::move(k));
+}
+
+void FuncLowering::kernelReduceBlocked(const Eqn& e, const Loc& out) {
+  int u = e.inputs[0];
+  const Shape& S = f_.type(u).shape;
+  const Type& t = f_.type(e.outputs[0]);
+  const std::vector<int64_t>& R = e.attrs.axes;
+  Op comb = scalar::combinerOf(e.op);
+  bool suffix = true;
+  for (size_t i = 0; i < R.size(); ++i)
+    suffix = suffix && R[i] == static_cast<int64_t>(S.size() - R.size() + i);
+  Shape reduced;
+  for (int64_t a : R) reduced.push_back(S[a]);
+  const int64_t rows = numElements(t.shape);
+  // Element r (an i64 expression, in reduction order) of the output position oix: of the input
+  // at level 0, then of the previous level's partials.
+  std::function<ExprP(const std::vector<ExprP>&, const ExprP&)> element;
+  int64_t count = product(S, R);
+  if (suffix && flatOK(u)) {
+    element = [&, count](const std::vector<ExprP>& oix, const ExprP& r) {
+      return genFlat(u, arith(Arith::Add, arith(Arith::Mul, linearIndex(oix, t.shape), idx(count)), r));
+    };
+  } else {
+    element = [&](const std::vector<ExprP>& oix, const ExprP& r) {
+      std::vector<ExprP> rix = delinearise(r, reduced), full;
+      for (size_t d = 0, o = 0, q = 0; d < S.size(); ++d)
+        full.push_back(std::find(R.begin(), R.end(), static_cast<int64_t>(d)) != R.end() ? rix[q++] : oix[o++]);
+      return gen(u, full);
+    };
+  }
+  // One loop combining elements first .. first+n-1 of oix into a fresh accumulator.
+  auto combineRun = [&](Kernel& k, const std::vector<ExprP>& oix, const ExprP& first, int64_t n) {
+    int acc = newLocal(k, t.dtype), l = newLocal(k, DType::I64);
+    k.body.push_back(let(acc, identityExpr(comb, t.dtype)));
+    ExprP x = element(oix, arith(Arith::Add, first, local(l, DType::I64)));
+    k.body.push_back(loop(l, n, {let(acc, opExpr(comb, t.dtype, {local(acc, t.dtype), x}), true)}));
+    return local(acc, t.dtype);
+  };
+  int previous = -1;  // the partials buffer that `element` reads above level 0
+  const int64_t block = pb_.opts.reduceBlock;
+  while (count > pb_.opts.reduceSerialMax) {
+    int64_t full = count / block, tail = count % block, partials = full + (tail > 0);
+    Loc next{pb_.newTemp(t.dtype, rows * partials), idx(0)};
+    auto slot = [&](const std::vector<ExprP>& oix, const ExprP& b) {
+      return arith(Arith::Add, arith(Arith::Mul, linearIndex(oix, t.shape), idx(partials)), b);
+    };
+    {  // the full blocks
+      Kernel k;
+      Shape grid = t.shape;
+      grid.push_back(full);
+      std::vector<ExprP> gix = parallelIndex(grid, k);
+      std::vector<ExprP> oix(gix.begin(), gix.end() - 1);
+      ExprP run = combineRun(k, oix, arith(Arith::Mul, gix.back(), idx(block)), block);
+      k.body.push_back(store(next, slot(oix, gix.back()), run));
+      pb_.launch(std::move(k));
+    }
+    if (tail > 0) {  // the last, shorter block
+      Kernel k;
+      std::vector<ExprP> oix = parallelIndex(t.shape, k);
+      ExprP run = combineRun(k, oix, idx(full * block), tail);
+      k.body.push_back(store(next, slot(oix, idx(full)), run));
+      pb_.launch(std::move(k));
+    }
+    if (previous >= 0) pb_.freeTemp(previous);
+    previous = next.buffer;
+    count = partials;
+    element = [next, partials, &t](const std::vector<ExprP>& oix, const ExprP& r) {
+      ExprP at = arith(Arith::Add, arith(Arith::Mul, linearIndex(oix, t.shape), idx(partials)), r);
+      return load(next.buffer, t.dtype, at);
+    };
+  }
+  Kernel k;
+  std::vector<ExprP> oix = parallelIndex(t.shape, k);
+  k.body.push_back(store(out, linearIndex(oix, t.shape), combineRun(k, oix, idx(0), count)));
+  pb_.launch(std::move(k));
+  pb_.freeTemp(previous);
 }
 
 void FuncLowering::kernelArgReduce(const Eqn& e, const Loc& out) {
