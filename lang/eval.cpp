@@ -404,7 +404,11 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::Tuple: {
       std::vector<Value> xs;
       for (const ExprPtr& x : static_cast<const TupleExpr&>(e).elems) xs.push_back(eval(*x, env));
-      return Value::ofTuple(std::move(xs));
+      Value t = Value::ofTuple(std::move(xs));
+      if (t.depth > kMaxTupleDepth)  // Note [Deep values]
+        fail("E0108", e.span, "this tuple nests more than " + std::to_string(kMaxTupleDepth) + " levels deep",
+             "keep tuples flat (concatenate them with `+`) or stack the values into an array");
+      return t;
     }
     case ExprKind::Unary: {
       const auto& u = static_cast<const UnaryExpr&>(e);
@@ -464,7 +468,7 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
   if (e.op == BinaryOp::Add && lv.isTuple() && rv.isTuple()) {  // tuple concatenation
     std::vector<Value> xs = *lv.elems;
     xs.insert(xs.end(), rv.elems->begin(), rv.elems->end());
-    return Value::ofTuple(std::move(xs));
+    return Value::ofTuple(std::move(xs));  // no deeper than the operands
   }
   AVal a = toArray(lv, e.lhs->span, sp), b = toArray(rv, e.rhs->span, sp);
   Span s = e.span;
