@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scn::fuzz {
@@ -127,6 +128,8 @@ class Gen {
   std::string control(const Ty& t, int depth);
   // ---- statements that build large values (rare: they make an input slow) ----
   std::string longLoop(Var v);
+  /// An elementwise operand of type `t` from the variables and the loop variable `iv`.
+  std::string chainOperand(const Ty& t, const std::string& iv);
   std::string closureChain(Var v);
   std::string deepTuple(Var v, std::vector<std::string>& results);
   /// A shape that broadcasts to `s` (a suffix of it, some dimensions turned to 1).
@@ -537,23 +540,44 @@ std::string Gen::expr(const Ty& t, int depth) {
   return structural(t, depth);
 }
 
-// Long dependent chains: `v` updated by a static loop of up to 5000 trips, each adding a few
-// operations (~30000 in all, within E0105's budget of 200000, and a few seconds under ASan).
-// The update reads the other variables and the loop variable but not `v`, and a float `v` is
-// halved each step, so rounding differences between backends shrink instead of growing.
+// Long dependent chains: `v` updated by a static loop of up to 5000 trips (~25000 operations,
+// within E0105's budget of 200000). The update reads the other variables and the loop variable
+// but not `v`, and a float `v` is halved each step, so rounding differences between backends
+// shrink instead of growing. Past 100 trips the update is elementwise, one fused kernel: a
+// reduction per trip makes a kernel per trip, and the CPU backend's compile time grows faster
+// than the number of kernels (1000 took 10 s), too slow for one fuzzer input.
 std::string Gen::longLoop(Var v) {
   static const int kTrips[] = {100, 1000, 2000, 5000};
   int trips = kTrips[pick(0, 3)];
   std::string iv = fresh("lk");
   std::vector<Var> saved = vars_;
   std::erase_if(vars_, [&](const Var& w) { return w.name == v.name; });
-  vars_.push_back({iv, Ty{DT::I32, {}}});
-  std::string e = expr(v.ty, pick(0, 1));
+  std::string e;
+  if (trips > 100) {
+    e = chainOperand(v.ty, iv);
+  } else {
+    vars_.push_back({iv, Ty{DT::I32, {}}});
+    bool control = std::exchange(opts_.control, false);  // a scan per trip compiles for long
+    e = expr(v.ty, 1);
+    opts_.control = control;
+  }
   vars_ = saved;
   std::string upd = isFloatDT(v.ty.dt) ? v.name + " * 0.5 + tanh(" + e + ")"
                     : v.ty.dt == DT::Bool ? "(" + v.name + " != " + e + ")"
                                           : v.name + " + " + e;
   return "for " + iv + " in 0.." + std::to_string(trips) + " { " + v.name + " = " + upd + " }\n";
+}
+
+std::string Gen::chainOperand(const Ty& t, const std::string& iv) {
+  std::vector<const Var*> same;
+  for (const Var& w : vars_)
+    if (w.ty.shape == t.shape) same.push_back(&w);
+  if (!same.empty() && coin(70)) {
+    const Var* w = same[pick(0, static_cast<int>(same.size()) - 1)];
+    return cast(w->name, w->ty.dt, t.dt);
+  }
+  if (coin(50)) return constant(t);
+  return "broadcast_to(" + cast(iv, DT::I32, t.dt) + ", " + shapeText(t.shape) + ")";
 }
 
 // A chain of closures, each calling the one before (the scope collector's worst case, Note
