@@ -603,14 +603,19 @@ std::string Gen::deepTuple(Var v, std::vector<std::string>& results) {
   static const int kDepths[] = {1, 30, 999, 1000, 1001, 5000};
   int depth = kDepths[pick(0, 5)];
   std::string t = fresh("lt"), iv = fresh("lk"), c = fresh("lc");
+  // `==` of tuples needs static leaves (Note [Comparing values]): a twin of static constants.
+  bool compare = coin(50);
+  std::string twin = fresh("ls");
   std::string s = "let " + t + " = " + v.name + "\n";
-  s += "for " + iv + " in 0.." + std::to_string(depth) + " { " + t + " = (" + t + ",) }\n";
+  if (compare) s += "let " + twin + " = " + constant(v.ty) + "\n";
+  s += "for " + iv + " in 0.." + std::to_string(depth) + " { " + t + " = (" + t + ",)" +
+       (compare ? "\n  " + twin + " = (" + twin + ",)" : "") + " }\n";
   if (coin(30)) s += "print(" + t + ")\n";
   if (coin(50)) s += t + " = scan(|" + c + ", _| (" + c + ", None), " + t + ", None, length=" + std::to_string(pick(0, 2)) + ").0\n";
   if (!v.ty.shape.empty() && v.ty.shape[0] > 0 && coin(50)) s += t + " = vmap(|" + c + "| " + c + ")(" + t + ")\n";
-  if (coin(50)) {
+  if (compare) {
     std::string b = fresh("lb");
-    s += "let " + b + " = " + t + " == " + t + "\n";
+    s += "let " + b + " = " + twin + " == " + twin + "\n";
     vars_.push_back({b, Ty{DT::Bool, {}}});
     results.push_back(b);
   }
