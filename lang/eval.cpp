@@ -461,12 +461,12 @@ namespace {
 // Note [Comparing values]
 // `==` of two values that are not arrays (tuples, None, strings, functions, dtypes; an array
 // beside one of them is E0208) asks whether they are the same value, at trace time, giving a
-// static bool: the same kind and structure, arrays of the same type
-// (dtype and shape as the language reports them) with equal elements (NaN equals nothing, as
-// elementwise `==`), functions the same function. A traced array inside a tuple has no value
-// yet: E0101, as an `if` on it would be. (Comparing printed forms, as before, called any two
-// traced arrays of a type equal and missed differences that printing elides.) The walk recurses
-// over tuples, which nest at most kMaxTupleDepth levels (Note [Deep values]).
+// static bool: the same kind and structure, arrays of the same type (dtype and shape as the
+// language reports them) with equal elements (NaN equals nothing, as elementwise `==`),
+// functions the same function. A traced array inside a tuple has no value yet: E0101, as an
+// `if` on it would be. (Comparing printed forms, as before, called any two traced arrays of a
+// type equal and missed differences that printing elides.) The walk recurses over tuples, which
+// nest at most kMaxTupleDepth levels (Note [Deep values]).
 bool sameArray(const AVal& a, const AVal& b, Span span) {
   Array x = concreteOrError(a, StaticUse::TupleComparison, span, "");
   Array y = concreteOrError(b, StaticUse::TupleComparison, span, "");
