@@ -484,7 +484,11 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     case ExprKind::Tuple: {
       std::vector<Value> xs;
       for (const ExprPtr& x : static_cast<const TupleExpr&>(e).elems) xs.push_back(eval(*x, env));
-      return Value::ofTuple(std::move(xs));
+      Value t = Value::ofTuple(std::move(xs));
+      if (t.depth > kMaxTupleDepth)  // Note [Deep values]
+        fail("E0108", e.span, "this tuple nests more than " + std::to_string(kMaxTupleDepth) + " levels deep",
+             "keep tuples flat (concatenate them with `+`) or stack the values into an array");
+      return t;
     }
     case ExprKind::Unary: {
       const auto& u = static_cast<const UnaryExpr&>(e);
@@ -533,18 +537,62 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
   return Value::none();
 }
 
+namespace {
+// Note [Comparing values]
+// `==` of two values that are not arrays (tuples, None, strings, functions, dtypes; an array
+// beside one of them is E0208) asks whether they are the same value, at trace time, giving a
+// static bool: the same kind and structure, arrays of the same type (dtype and shape as the
+// language reports them) with equal elements (NaN equals nothing, as elementwise `==`),
+// functions the same function. A traced array inside a tuple has no value yet: E0101, as an
+// `if` on it would be. (Comparing printed forms, as before, called any two traced arrays of a
+// type equal and missed differences that printing elides.) The walk recurses over tuples, which
+// nest at most kMaxTupleDepth levels (Note [Deep values]).
+bool sameArray(const AVal& a, const AVal& b, Span span) {
+  Array x = concreteOrError(a, StaticUse::TupleComparison, span, "");
+  Array y = concreteOrError(b, StaticUse::TupleComparison, span, "");
+  Type t = surfaceType(a);
+  if (t != surfaceType(b)) return false;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    bool same = isFloat(t.dtype)         ? x.getDouble(i) == y.getDouble(i)
+                : isUnsignedInt(t.dtype) ? x.getUInt(i) == y.getUInt(i)
+                                         : x.getInt(i) == y.getInt(i);
+    if (!same) return false;
+  }
+  return true;
+}
+
+bool sameValue(const Value& a, const Value& b, Span span) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ValueKind::Array: return sameArray(*a.array, *b.array, span);
+    case ValueKind::Tuple:
+      if (a.elems->size() != b.elems->size()) return false;
+      for (size_t i = 0; i < a.elems->size(); ++i)
+        if (!sameValue((*a.elems)[i], (*b.elems)[i], span)) return false;
+      return true;
+    case ValueKind::None: return true;
+    case ValueKind::String: return a.str == b.str;
+    case ValueKind::Closure: return a.closure == b.closure;
+    case ValueKind::Builtin: return a.builtin == b.builtin;
+    case ValueKind::Vmap: return a.vmap == b.vmap;
+    case ValueKind::DType: return a.dtype == b.dtype;
+  }
+  return false;
+}
+}  // namespace
+
 Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env) {
   Value lv = eval(*e.lhs, env);
   Value rv = eval(*e.rhs, env);
   const char* sp = spelling(e.op);
   if ((e.op == BinaryOp::Eq || e.op == BinaryOp::Ne) && !lv.isArray() && !rv.isArray()) {
-    bool eq = lv.kind == rv.kind && format(lv) == format(rv);
+    bool eq = sameValue(lv, rv, e.span);  // Note [Comparing values]
     return Value::ofArray(strongScalar(DType::Bool, (e.op == BinaryOp::Eq) == eq));
   }
   if (e.op == BinaryOp::Add && lv.isTuple() && rv.isTuple()) {  // tuple concatenation
     std::vector<Value> xs = *lv.elems;
     xs.insert(xs.end(), rv.elems->begin(), rv.elems->end());
-    return Value::ofTuple(std::move(xs));
+    return Value::ofTuple(std::move(xs));  // no deeper than the operands
   }
   AVal a = toArray(lv, e.lhs->span, sp), b = toArray(rv, e.rhs->span, sp);
   Span s = e.span;

@@ -20,7 +20,8 @@ namespace scn {
 /// A lexical scope. A function body's scope is a boundary: `x = e` cannot rebind past it.
 class Env {
  public:
-  Env(std::shared_ptr<Env> parent, bool fnBoundary) : parent_(std::move(parent)), fnBoundary_(fnBoundary) {}
+  Env(std::shared_ptr<Env> parent, bool fnBoundary)
+      : parent_(std::move(parent)), fnBoundary_(fnBoundary), serial_(nextSerial()) {}
   /// The value bound to `name` here or in an enclosing scope; `where` gets the scope.
   const Value* lookup(const std::string& name, const Env** where = nullptr) const;
   void define(const std::string& name, Value v) { vars_[name] = std::move(v); }
@@ -33,10 +34,15 @@ class Env {
   void clear() { vars_.clear(); }
   /// Moves every binding out (Note [Scope cycles]).
   std::map<std::string, Value> takeVars() { return std::exchange(vars_, {}); }
+  /// Scopes are numbered in the order they are made (Note [Scope cycles]).
+  uint64_t serial() const { return serial_; }
 
  private:
+  static uint64_t nextSerial();
+
   std::shared_ptr<Env> parent_;
   bool fnBoundary_;
+  uint64_t serial_;
   std::map<std::string, Value> vars_;
 };
 

@@ -254,6 +254,7 @@ std::string useDescription(StaticUse what) {
     case StaticUse::HostConversion: return "a host value";
     case StaticUse::Index: return "an index";
     case StaticUse::TupleIndex: return "a tuple index";
+    case StaticUse::TupleComparison: return "an element of a tuple compared with `==`";
     case StaticUse::Other: return "this argument";
   }
   return "this value";
@@ -279,6 +280,9 @@ std::string fixFor(StaticUse what, const Origin* o) {
       return "use `dynamic_slice(x, starts, sizes)` for a traced start, or " + markStatic;
     case StaticUse::TupleIndex:
       return "tuples are indexed at trace time; " + markStatic + ", or use an array and `select`";
+    case StaticUse::TupleComparison:
+      return "tuples are compared at trace time; compare the arrays themselves (`all(a == b)`), "
+             "or " + markStatic;
     case StaticUse::Axis:
     case StaticUse::StaticParam:
     case StaticUse::HostConversion:

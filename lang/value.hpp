@@ -1,6 +1,7 @@
 // Runtime values of the evaluator: abstract arrays (static or traced), tuples, functions.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,9 +51,13 @@ struct VmapFn;
 
 enum class ValueKind { Array, Tuple, None, String, Closure, Builtin, Vmap, DType };
 
+/// How deep tuples may nest (Note [Deep values] in value.cpp): E0108 where a deeper one is built.
+constexpr int kMaxTupleDepth = 1000;
+
 /// A value of the language. Cheap to copy (payloads are shared).
 struct Value {
   ValueKind kind = ValueKind::None;
+  int depth = 0;                             // tuple levels: 0 for all but tuples
   std::shared_ptr<AVal> array;               // Array
   std::shared_ptr<std::vector<Value>> elems;  // Tuple
   std::string str;                           // String
@@ -60,6 +65,16 @@ struct Value {
   const Builtin* builtin = nullptr;          // Builtin
   std::shared_ptr<VmapFn> vmap;              // Vmap
   DType dtype = DType::F32;                  // DType (a dtype name: f64, also callable)
+
+  Value() = default;
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(const Value&) = default;
+  Value& operator=(Value&&) noexcept = default;
+  /// Frees nested payloads without recursion (Note [Deep values]).
+  ~Value() {
+    if (elems || closure || vmap) releasePayloads();
+  }
 
   static Value none() { return Value{}; }
   static Value ofArray(AVal a) {
@@ -71,6 +86,8 @@ struct Value {
   static Value ofTuple(std::vector<Value> xs) {
     Value v;
     v.kind = ValueKind::Tuple;
+    for (const Value& x : xs) v.depth = std::max(v.depth, x.depth);
+    v.depth += 1;
     v.elems = std::make_shared<std::vector<Value>>(std::move(xs));
     return v;
   }
@@ -93,6 +110,9 @@ struct Value {
     return kind == ValueKind::Closure || kind == ValueKind::Builtin || kind == ValueKind::Vmap ||
            kind == ValueKind::DType;
   }
+
+ private:
+  void releasePayloads() noexcept;
 };
 
 /// A user function (`fn` or lambda) with the environment it closes over.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scn::fuzz {
@@ -125,6 +126,12 @@ class Gen {
   std::string structural(const Ty& t, int depth);
   std::string reduction(const Ty& t, int depth);
   std::string control(const Ty& t, int depth);
+  // ---- statements that build large values (rare: they make an input slow) ----
+  std::string longLoop(Var v);
+  /// An elementwise operand of type `t` from the variables and the loop variable `iv`.
+  std::string chainOperand(const Ty& t, const std::string& iv);
+  std::string closureChain(Var v);
+  std::string deepTuple(Var v, std::vector<std::string>& results);
   /// A shape that broadcasts to `s` (a suffix of it, some dimensions turned to 1).
   std::vector<int> broadcastable(const std::vector<int>& s) {
     std::vector<int> r(s.begin() + pick(0, static_cast<int>(s.size())), s.end());
@@ -145,6 +152,7 @@ class Gen {
   GenOptions opts_;
   std::vector<Var> vars_;
   int counter_ = 0;
+  bool usesPeel_ = false;  // the prelude needs `peel` (deepTuple)
 };
 
 std::string Gen::leaf(const Ty& t) {
@@ -532,6 +540,89 @@ std::string Gen::expr(const Ty& t, int depth) {
   return structural(t, depth);
 }
 
+// Long dependent chains: `v` updated by a static loop of up to 5000 trips (~25000 operations,
+// within E0105's budget of 200000). The update reads the other variables and the loop variable
+// but not `v`, and a float `v` is halved each step, so rounding differences between backends
+// shrink instead of growing. Past 100 trips the update is elementwise, one fused kernel: a
+// reduction per trip makes a kernel per trip, and the CPU backend's compile time grows faster
+// than the number of kernels (1000 took 10 s), too slow for one fuzzer input.
+std::string Gen::longLoop(Var v) {
+  static const int kTrips[] = {100, 1000, 2000, 5000};
+  int trips = kTrips[pick(0, 3)];
+  std::string iv = fresh("lk");
+  std::vector<Var> saved = vars_;
+  std::erase_if(vars_, [&](const Var& w) { return w.name == v.name; });
+  std::string e;
+  if (trips > 100) {
+    e = chainOperand(v.ty, iv);
+  } else {
+    vars_.push_back({iv, Ty{DT::I32, {}}});
+    bool control = std::exchange(opts_.control, false);  // a scan per trip compiles for long
+    e = expr(v.ty, 1);
+    opts_.control = control;
+  }
+  vars_ = saved;
+  std::string upd = isFloatDT(v.ty.dt) ? v.name + " * 0.5 + tanh(" + e + ")"
+                    : v.ty.dt == DT::Bool ? "(" + v.name + " != " + e + ")"
+                                          : v.name + " + " + e;
+  return "for " + iv + " in 0.." + std::to_string(trips) + " { " + v.name + " = " + upd + " }\n";
+}
+
+std::string Gen::chainOperand(const Ty& t, const std::string& iv) {
+  std::vector<const Var*> same;
+  for (const Var& w : vars_)
+    if (w.ty.shape == t.shape) same.push_back(&w);
+  if (!same.empty() && coin(70)) {
+    const Var* w = same[pick(0, static_cast<int>(same.size()) - 1)];
+    return cast(w->name, w->ty.dt, t.dt);
+  }
+  if (coin(50)) return constant(t);
+  return "broadcast_to(" + cast(iv, DT::I32, t.dt) + ", " + shapeText(t.shape) + ")";
+}
+
+// A chain of closures, each calling the one before (the scope collector's worst case, Note
+// [Scope cycles]). Called only when shorter than the call depth limit (E0104 at 200).
+std::string Gen::closureChain(Var v) {
+  static const int kLinks[] = {10, 150, 1000, 20000};
+  int links = kLinks[pick(0, 3)];
+  std::string g = fresh("lg"), h = fresh("lh"), x = fresh("lx"), iv = fresh("lk");
+  std::string step = isFloatDT(v.ty.dt) ? h + "(" + x + ") * 0.5 + 1.5"
+                     : v.ty.dt == DT::Bool ? "!" + h + "(" + x + ")"
+                                           : h + "(" + x + ") + 1";
+  std::string s = "let " + g + " = |" + x + "| " + x + "\n";
+  s += "for " + iv + " in 0.." + std::to_string(links) + " { let " + h + " = " + g + "\n  " + g + " = |" + x + "| " +
+       step + " }\n";
+  if (links < 200) s += v.name + " = " + g + "(" + v.name + ")\n";
+  return s;
+}
+
+// Deeply nested tuples (Note [Deep values]): `v` wrapped `depth` times, around the limit of
+// 1000 levels (E0108 beyond it, on every run alike), then printed, compared, passed through a
+// scan carry, vmap and a `fn`, and unwrapped again by `peel`.
+std::string Gen::deepTuple(Var v, std::vector<std::string>& results) {
+  static const int kDepths[] = {1, 30, 999, 1000, 1001, 5000};
+  int depth = kDepths[pick(0, 5)];
+  std::string t = fresh("lt"), iv = fresh("lk"), c = fresh("lc");
+  // `==` of tuples needs static leaves (Note [Comparing values]): a twin of static constants.
+  bool compare = coin(50);
+  std::string twin = fresh("ls");
+  std::string s = "let " + t + " = " + v.name + "\n";
+  if (compare) s += "let " + twin + " = " + constant(v.ty) + "\n";
+  s += "for " + iv + " in 0.." + std::to_string(depth) + " { " + t + " = (" + t + ",)" +
+       (compare ? "\n  " + twin + " = (" + twin + ",)" : "") + " }\n";
+  if (coin(30)) s += "print(" + t + ")\n";
+  if (coin(50)) s += t + " = scan(|" + c + ", _| (" + c + ", None), " + t + ", None, length=" + std::to_string(pick(0, 2)) + ").0\n";
+  if (!v.ty.shape.empty() && v.ty.shape[0] > 0 && coin(50)) s += t + " = vmap(|" + c + "| " + c + ")(" + t + ")\n";
+  if (compare) {
+    std::string b = fresh("lb");
+    s += "let " + b + " = " + twin + " == " + twin + "\n";
+    vars_.push_back({b, Ty{DT::Bool, {}}});
+    results.push_back(b);
+  }
+  usesPeel_ = true;
+  return s + v.name + " = peel(" + t + ", " + std::to_string(depth) + ")\n";
+}
+
 GeneratedProgram Gen::program() {
   GeneratedProgram g;
   // Inputs: deterministic values in a small range.
@@ -576,11 +667,18 @@ GeneratedProgram Gen::program() {
       std::string upd = withVars({{iv, Ty{DT::I32, {}}}}, [&] { return expr(t, pick(1, 3)); });
       body += "for " + iv + " in 0..n { " + v + " = " + upd + " }\n";
     }
+    switch (pick(0, 49)) {
+      case 0: case 1: body += longLoop(vars_.back()); break;
+      case 2: body += closureChain(vars_.back()); break;
+      case 3: case 4: body += deepTuple(vars_.back(), results); break;
+      default: break;
+    }
     if (i == nStmts - 1 || coin(40)) results.push_back(v);
   }
   std::string tuple = "(";
   for (const std::string& r : results) tuple += r + ", ";
   tuple += ")";
+  if (usesPeel_) g.prelude += "fn peel(t, static d) {\n  let y = t\n  for i in 0..d { y = y.0 }\n  y\n}\n";
   g.traced = "fn f(static n" + params + ") {\n" + body + tuple + "\n}\nf(nn" + args + ")\n";
   g.eager = "let n = nn\n" + eagerArgs + body + tuple + "\n";
   return g;

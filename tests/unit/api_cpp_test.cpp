@@ -107,6 +107,29 @@ TEST(ApiCpp, MatrixTupleResultsAndDtypes) {
   EXPECT_TRUE(n->empty());
 }
 
+TEST(ApiCpp, DeepTupleResultsComeBackFlatOrAsADiagnostic) {
+  // Note [Deep values]: a result nested as deep as tuples may nest comes back as its one leaf;
+  // a function that nests deeper is E0108 where the tuple is built, not a stack overflow.
+  Host h("cpu");
+  ASSERT_TRUE(h.ctx.load("fn deep(x) {\n  let t = x\n  for i in 0..1000 { t = (t,) }\n  t\n}\n"
+                         "fn deeper(x) {\n  let t = x\n  for i in 0..100000 { t = (t,) }\n  t\n}\n",
+                         "deep.scn"));
+  float x = 2.5f;
+  auto r = h.ctx.call("deep", {scn::ArrayView::of(&x, {})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(values<float>(r->at(0)), std::vector<float>{2.5f});
+  auto d = h.ctx.call("deeper", {scn::ArrayView::of(&x, {})});
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), scn::StatusCode::ProgramError);
+  ASSERT_EQ(h.diags.size(), 1u);
+  EXPECT_EQ(h.diags[0].code, "E0108");
+  EXPECT_EQ(h.diags[0].message, "this tuple nests more than 1000 levels deep");
+  EXPECT_EQ(h.diags[0].line, 8);
+  // The context survives: the first function still runs.
+  EXPECT_TRUE(h.ctx.call("deep", {scn::ArrayView::of(&x, {})}).ok());
+}
+
 TEST(ApiCpp, StridedInputsAreCopiedAndMatchContiguous) {
   Host h;
   ASSERT_TRUE(h.ctx.load("fn weighted(x) = sum(x * arange(x.shape[0]))"));
