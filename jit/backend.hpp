@@ -20,6 +20,9 @@ struct CompileStats {
   /// Code generation was skipped: the code came from a cache (the backend's in-memory one, or a
   /// persistent one on disk: the CPU object cache, the CUDA PTX cache).
   bool cacheHit = false;
+  /// The persistent cache held an entry for this code that failed its check (damaged, forged,
+  /// not a regular file): it was removed and the code compiled afresh.
+  bool cacheRejected = false;
 };
 struct RunStats {
   double runMs = 0;

@@ -2,9 +2,11 @@
 // arrays in (borrowed when the layout allows) and out, diagnostics as records.
 #include "scn/scn.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include "jit/array.hpp"
 #include "jit/cpu/host_blocks.hpp"
@@ -85,6 +87,8 @@ Diagnostic apiDiagnostic(const std::string& code, Span span, std::string message
 // ---------------------------------------------------------------- context state
 
 struct Context::Impl {
+  /// The thread inside an API call on this context, or none (Note [One thread per context]).
+  std::atomic<std::thread::id> user{};
   ContextOptions opts;
   std::unique_ptr<Session> session;
   std::string lastError;
@@ -182,6 +186,54 @@ struct Function::Impl {
   std::string name;
   Value fn;
 };
+
+// Note [One thread per context]
+// A context is used by one thread at a time (docs/embedding.md): two threads inside one would
+// race on the evaluator, the compile caches and the per-call bookkeeping, and corrupt the heap.
+// So every entry point that touches the context first takes it (ContextUse): `user` holds the
+// id of the thread inside, and a call from another thread meanwhile fails with E0601
+// (InvalidArgument) and the message kContextInUse, touching nothing: the diagnostic callback,
+// lastError and lastStats belong to the running call and its thread, so the text comes back in
+// the Status only, and lastError() (scn_last_error) answers the same text while the context is
+// taken. The thread inside may enter again (from its print or diagnostic callback): nested
+// entries pass, as before. interrupt() takes nothing (one atomic store), so any thread may
+// call it. scn_context_free refuses a context that is taken; destroying a Context another
+// thread is using stays undefined.
+namespace {
+
+const char* const kContextInUse = "scn: error[E0601]: the context is in use by another thread";
+
+/// The context taken for one API entry, unless another thread holds it (then false).
+class ContextUse {
+ public:
+  explicit ContextUse(Context::Impl& cx) : cx_(cx) {
+    std::thread::id holder;  // none
+    std::thread::id me = std::this_thread::get_id();
+    owner_ = cx_.user.compare_exchange_strong(holder, me, std::memory_order_acquire);
+    nested_ = !owner_ && holder == me;
+  }
+  ~ContextUse() {
+    if (owner_) cx_.user.store(std::thread::id(), std::memory_order_release);
+  }
+  ContextUse(const ContextUse&) = delete;
+  ContextUse& operator=(const ContextUse&) = delete;
+  explicit operator bool() const { return owner_ || nested_; }
+
+ private:
+  Context::Impl& cx_;
+  bool owner_ = false, nested_ = false;
+};
+
+Status contextInUse() {
+  return Status(StatusCode::InvalidArgument, kContextInUse);
+}
+
+bool takenByAnotherThread(const Context::Impl& cx) {
+  std::thread::id holder = cx.user.load(std::memory_order_acquire);
+  return holder != std::thread::id() && holder != std::this_thread::get_id();
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- host arrays in and out
 
@@ -364,6 +416,8 @@ Result<Context> Context::create(ContextOptions options) {
 
 Status Context::load(std::string_view source, std::string_view name) {
   if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  ContextUse use(*impl_);
+  if (!use) return contextInUse();
   impl_->begin();
   impl_->guarded([&] { impl_->session->run(std::string(name), std::string(source)); });
   return impl_->finish();
@@ -371,6 +425,8 @@ Status Context::load(std::string_view source, std::string_view name) {
 
 Status Context::loadFile(const std::string& path) {
   if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  ContextUse use(*impl_);
+  if (!use) return contextInUse();
   impl_->begin();
   impl_->guarded([&] { impl_->session->runFile(path); });
   return impl_->finish();
@@ -378,6 +434,8 @@ Status Context::loadFile(const std::string& path) {
 
 Result<Function> Context::function(std::string_view name) {
   if (!impl_) return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  ContextUse use(*impl_);
+  if (!use) return contextInUse();
   impl_->begin();
   std::string n(name);
   Value v;
@@ -420,12 +478,14 @@ std::string Context::backend() const { return impl_ ? impl_->session->backendNam
 
 const std::string& Context::lastError() const {
   static const std::string kMoved = "scn: use of a moved-from Context";
-  return impl_ ? impl_->lastError : kMoved;
+  static const std::string kInUse = kContextInUse;
+  if (!impl_) return kMoved;
+  return takenByAnotherThread(*impl_) ? kInUse : impl_->lastError;
 }
 
 const std::vector<CallStats>& Context::lastStats() const {
   static const std::vector<CallStats> kNone;
-  return impl_ ? impl_->lastStats : kNone;
+  return impl_ && !takenByAnotherThread(*impl_) ? impl_->lastStats : kNone;
 }
 
 void Context::interrupt() const {
@@ -465,6 +525,8 @@ Result<std::vector<HostArray>> Function::call(const std::vector<ArrayView>& inpu
 Result<std::vector<HostArray>> Function::call(const ArrayView* inputs, size_t n) const {
   if (!impl_) return Status(StatusCode::InvalidArgument, "scn: call of an empty Function");
   Context::Impl& cx = *impl_->ctx;
+  ContextUse use(cx);
+  if (!use) return contextInUse();
   cx.begin();
   std::vector<HostArray> out;
   if (inputs == nullptr && n > 0) {
@@ -487,6 +549,8 @@ namespace detail {
 /// through the context's callback, so C hosts see them like every other diagnostic.
 struct Access {
   static Status invalidArgument(Context::Impl& cx, const std::string& message, const std::string& help) {
+    ContextUse use(cx);
+    if (!use) return contextInUse();
     cx.begin();
     cx.report(apiDiagnostic("E0601", Span{}, message, help), StatusCode::InvalidArgument);
     return cx.finish();
@@ -497,6 +561,13 @@ struct Access {
   static Status invalidArgument(const Function& f, const std::string& message, const std::string& help) {
     return invalidArgument(*f.impl_->ctx, message, help);
   }
+  /// Runs `body` with the context taken (Note [One thread per context]).
+  static Status exclusively(Context& c, const std::function<Status()>& body) {
+    ContextUse use(*c.impl_);
+    if (!use) return contextInUse();
+    return body();
+  }
+  static bool taken(const Context& c) { return takenByAnotherThread(*c.impl_); }
 };
 
 Status invalidArgument(Context& c, const std::string& message, const std::string& help) {
@@ -506,6 +577,10 @@ Status invalidArgument(Context& c, const std::string& message, const std::string
 Status invalidArgument(const Function& f, const std::string& message, const std::string& help) {
   return Access::invalidArgument(f, message, help);
 }
+
+Status exclusively(Context& c, const std::function<Status()>& body) { return Access::exclusively(c, body); }
+
+bool takenByAnotherThread(const Context& c) { return Access::taken(c); }
 
 }  // namespace detail
 

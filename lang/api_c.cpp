@@ -3,6 +3,7 @@
 #include "scn/scn.h"
 
 #include <cstring>
+#include <functional>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -14,6 +15,10 @@ namespace scn::detail {
 // Defined in lang/api.cpp: report a C-level argument error (E0601) through the context.
 Status invalidArgument(Context& c, const std::string& message, const std::string& help);
 Status invalidArgument(const Function& f, const std::string& message, const std::string& help);
+// Runs `body` with the context taken, or fails as a call from a second thread does (Note [One
+// thread per context]); and whether another thread is inside the context now.
+Status exclusively(Context& c, const std::function<Status()>& body);
+bool takenByAnotherThread(const Context& c);
 }  // namespace scn::detail
 
 struct scn_context {
@@ -144,6 +149,7 @@ scn_status scn_context_new(const scn_options* options, scn_context** out) {
 
 scn_status scn_context_free(scn_context* ctx) {
   return guard([&] {
+    if (ctx && scn::detail::takenByAnotherThread(ctx->cx)) return SCN_ERROR_INVALID_ARGUMENT;
     delete ctx;
     return SCN_OK;
   });
@@ -268,15 +274,20 @@ const char* scn_last_error(const scn_context* ctx) {
 
 scn_status scn_last_stats(scn_context* ctx, const scn_call_stats** stats, size_t* count) {
   if (!ctx || !stats || !count) return SCN_ERROR_INVALID_ARGUMENT;
+  *stats = nullptr;
+  *count = 0;
   return guard([&] {
-    ctx->stats.clear();
-    for (const scn::CallStats& st : ctx->cx.lastStats())
-      ctx->stats.push_back(scn_call_stats{st.function.c_str(), st.backend.c_str(), st.compiled ? 1 : 0,
-                                          st.cacheHit ? 1 : 0, st.compileMs, st.runMs, st.hostPeakBytes,
-                                          st.devicePeakBytes, st.copiedBytes});
-    *stats = ctx->stats.empty() ? nullptr : ctx->stats.data();
-    *count = ctx->stats.size();
-    return SCN_OK;
+    scn::Status s = scn::detail::exclusively(ctx->cx, [&] {
+      ctx->stats.clear();
+      for (const scn::CallStats& st : ctx->cx.lastStats())
+        ctx->stats.push_back(scn_call_stats{st.function.c_str(), st.backend.c_str(), st.compiled ? 1 : 0,
+                                            st.cacheHit ? 1 : 0, st.compileMs, st.runMs, st.hostPeakBytes,
+                                            st.devicePeakBytes, st.copiedBytes});
+      *stats = ctx->stats.empty() ? nullptr : ctx->stats.data();
+      *count = ctx->stats.size();
+      return scn::Status();
+    });
+    return statusOf(s);
   });
 }
 

@@ -98,6 +98,7 @@ struct CallRecord {
   std::string fn;
   bool traced = false;    // false: the compiled code was reused from the cache
   bool cacheHit = false;  // traced, but code generation was skipped (CompileStats::cacheHit)
+  bool cacheRejected = false;  // CompileStats::cacheRejected
   double traceMs = 0, optimiseMs = 0, codegenMs = 0, runMs = 0;
   /// Peak bytes of host buffers the run allocated (cpu: temporaries and results; cuda: the
   /// results copied back), and of device buffers (cuda: the pool blocks of the call) when the

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "jit/cuda/cuda_source.hpp"
 #include "jit/cuda/nvrtc.hpp"
 #endif
+#include "lang/cli_output.hpp"
 #include "lang/repl.hpp"
 #include "lang/session.hpp"
 #include "lang/source_files.hpp"
@@ -71,9 +73,41 @@ std::string defaultCacheDir() {
   return "";
 }
 
+/// --stats' cache field of a traced call: where its code came from.
+const char* cacheState(const scn::CallRecord& r) {
+  if (!r.traced) return "";
+  if (r.cacheHit) return " cache=hit";
+  return r.cacheRejected ? " cache=rejected" : " cache=miss";
+}
+
+bool gShowedAnError = false;  // a diagnostic other than a quiet stop (Note [Output errors])
+
+void show(const scn::Diagnostic& d, bool color) {
+  if (d.code == "E0513" && scn::stdoutReaderGone()) return;
+  if (d.severity == scn::Severity::Error) gShowedAnError = true;
+  std::fflush(stdout);
+  std::fputs(scn::render(d, color).c_str(), stderr);
+}
+
+int runCommand(int argc, char** argv);
+
 }  // namespace
 
+// Every exit goes through here: what is still buffered for stdout must reach it, or say why not.
 int main(int argc, char** argv) {
+  scn::prepareStandardStreams();
+  int status = runCommand(argc, argv);
+  if (std::optional<scn::Diagnostic> d = scn::flushStdout()) {
+    show(*d, isatty(2));
+    status = 1;
+  }
+  if (scn::stdoutReaderGone() && !gShowedAnError) return 0;  // `scn prog.scn | head -1`
+  return status;
+}
+
+namespace {
+
+int runCommand(int argc, char** argv) {
   std::string backend = "auto", emit, expr, file, printAfter;
   bool haveExpr = false, stats = false, haveCacheDir = false;
   std::string cacheDir;
@@ -141,14 +175,8 @@ int main(int argc, char** argv) {
   opts.scriptArgs = scriptArgs;
   opts.printAfter = printAfter;
   opts.cacheDir = haveCacheDir ? cacheDir : defaultCacheDir();
-  opts.out = [](const std::string& s) {
-    std::fwrite(s.data(), 1, s.size(), stdout);
-    std::fflush(stdout);
-  };
-  opts.onDiagnostic = [color](const scn::Diagnostic& d) {
-    std::fflush(stdout);
-    std::fputs(scn::render(d, color).c_str(), stderr);
-  };
+  opts.out = [](const std::string& s) { scn::writeStdout(s); };
+  opts.onDiagnostic = [color](const scn::Diagnostic& d) { show(d, color); };
   if (emit == "ir" || emit == "llvm" || emit == "asm" || emit == "cuda" || emit == "ptx") {
     opts.onCompile = [emit, optLevel](const scn::FuncPtr& f) {
       std::string text;
@@ -198,7 +226,7 @@ int main(int argc, char** argv) {
   if (haveExpr) {
     scn::Value v;
     ok = session.run("<-e>", expr, &v);
-    if (ok && !v.isNone()) opts.out(session.formatValue(v) + "\n");
+    if (ok && !v.isNone()) std::fputs((session.formatValue(v) + "\n").c_str(), stdout);  // main flushes
   } else if (!file.empty()) {
     ok = session.runFile(file);
   } else {
@@ -213,8 +241,10 @@ int main(int argc, char** argv) {
                    "kernels=%d peak=%s device=%s copied=%zuB%s\n",
                    r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs,
                    r.optimiseMs, r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(),
-                   r.copiedBytes, r.traced ? (r.cacheHit ? " cache=hit" : " cache=miss") : "");
+                   r.copiedBytes, cacheState(r));
     }
   }
   return ok ? 0 : 1;
 }
+
+}  // namespace

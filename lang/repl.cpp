@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <editline/readline.h>
 #endif
 
+#include "lang/cli_output.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -169,6 +171,17 @@ char* completeName(const char* text, int state) {
 }  // namespace
 #endif
 
+namespace {
+
+/// After an entry: its answers must have reached stdout (Note [Output errors]). A failed write
+/// is reported and the session goes on; false when the reader went away (then stop quietly).
+bool outputReached(Session& session) {
+  if (std::optional<Diagnostic> d = flushStdout()) session.diagnostics().report(*d);
+  return !stdoutReaderGone();
+}
+
+}  // namespace
+
 bool runRepl(Session& session, const SessionOptions& opts) {
   bool tty = isatty(0) && isatty(1);
   installInterruptHandler(session);
@@ -201,7 +214,7 @@ bool runRepl(Session& session, const SessionOptions& opts) {
       session.clearInterrupt();
       bool go = replEntry(session, entry, std::cout);
       entry.clear();
-      if (!go) break;
+      if (!outputReached(session) || !go) break;
     }
     return true;
   }
@@ -215,11 +228,11 @@ bool runRepl(Session& session, const SessionOptions& opts) {
     session.clearInterrupt();
     bool go = replEntry(session, entry, std::cout);
     session.clearInterrupt();
-    std::cout.flush();
     entry.clear();
-    if (!go) return true;
+    if (!outputReached(session) || !go) return true;
   }
   if (!trim(entry).empty()) replEntry(session, entry, std::cout);
+  outputReached(session);
   return true;
 }
 

@@ -70,6 +70,7 @@ bool Session::setBackend(const std::string& name) {
       co.optLevel = opts_.optLevel;
       if (!opts_.cacheDir.empty()) co.cacheDir = opts_.cacheDir + "/cpu";
       co.interrupt = &interrupt_;
+      co.warn = [this](const Diagnostic& d) { report(d); };
       backend_ = makeCpuBackend(co);
     } else if (chosen == "interp") {
       backend_ = makeInterpreterBackend(&interrupt_);
@@ -155,6 +156,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
       rec->codegenMs = cs.codegenMs;
       rec->kernels = cs.kernels;
       rec->cacheHit = cs.cacheHit;
+      rec->cacheRejected = cs.cacheRejected;
     }
     keepFuncs_[f.get()] = f;
     it = executables_.emplace(f.get(), std::move(c)).first;

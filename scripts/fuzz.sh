@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse session tracer capi)
+[ ${#targets[@]} -eq 0 ] && targets=(parse session tracer capi cache)
 build="${SCN_FUZZ_BUILD:-build-fuzz}"
 jobs="${SCN_FUZZ_JOBS:-2}"
 

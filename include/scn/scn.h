@@ -3,7 +3,8 @@
  * Every function returns an scn_status (a few accessors return a value instead) and never lets
  * a C++ exception out. Diagnostics reach the host through the callback in scn_options as
  * scn_diagnostic records; the library never prints. There is no global state: a process may
- * hold several contexts, each used by one thread at a time. See docs/embedding.md. */
+ * hold several contexts, each used by one thread at a time: a call on a context that another
+ * thread is inside returns SCN_ERROR_INVALID_ARGUMENT (error E0601). See docs/embedding.md. */
 #ifndef SCN_SCN_H
 #define SCN_SCN_H
 
@@ -121,7 +122,8 @@ SCN_C_API scn_status scn_options_init(scn_options* options);
 /** Creates a context; options may be NULL (the defaults). On failure *out is NULL and the
  *  diagnostic went to the callback. */
 SCN_C_API scn_status scn_context_new(const scn_options* options, scn_context** out);
-/** Frees a context (NULL is fine). Functions obtained from it stay usable until freed. */
+/** Frees a context (NULL is fine). Functions obtained from it stay usable until freed. A context
+ *  that another thread is inside is not freed: SCN_ERROR_INVALID_ARGUMENT. */
 SCN_C_API scn_status scn_context_free(scn_context* ctx);
 
 /** Parses and runs NUL-terminated program text; name is what diagnostics show (NULL: "<source>"). */

@@ -248,7 +248,8 @@ class SCN_API Function {
 };
 
 /// An scn engine: globals, compiled-code cache, backend and diagnostics. Movable, not copyable.
-/// No state is shared between contexts; use each from one thread at a time.
+/// No state is shared between contexts; use each from one thread at a time: a call while another
+/// thread is inside fails with E0601 (InvalidArgument), "the context is in use by another thread".
 class SCN_API Context {
  public:
   /// Creates a context. Fails (with a diagnostic) on an unknown or unusable backend.

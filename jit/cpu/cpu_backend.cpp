@@ -142,12 +142,12 @@ class CpuBackend : public Backend {
     unsigned hw = std::thread::hardware_concurrency();
     pool_ = std::make_shared<ThreadPool>(hw == 0 ? 1 : static_cast<int>(hw));
     if (!o.cacheDir.empty()) {
-      objects_ = std::make_shared<DiskObjectCache>(o.cacheDir);
+      objects_ = std::make_shared<DiskObjectCache>(o.cacheDir, o.warn);
       if (!objects_->enabled()) objects_.reset();
     }
     // The JIT (target machine, libmvec, runtime symbols) is set up once, with the backend, so
     // no function's compile time includes it.
-    jit_ = std::make_shared<JitSession>(opt_, objects_);
+    jit_ = std::make_shared<JitSession>(opt_, objects_, o.warn);
   }
 
   std::string name() const override { return "cpu"; }
@@ -176,6 +176,7 @@ class CpuBackend : public Backend {
     std::string mainName = entryName(key);
     std::unique_ptr<llvm::Module> m = buildModule(prog, *ctx, mainName, jit_->targetMachine(), opt_);
     int hitsBefore = objects_ ? objects_->hits() : 0;
+    int rejectedBefore = objects_ ? objects_->rejected() : 0;
     // The JIT's compiler asks the object cache by module identifier (Note [Object cache]).
     if (objects_) m->setModuleIdentifier(objectKey(*m, jit_->targetMachine(), opt_));
     auto code = std::make_shared<Compiled>();
@@ -184,6 +185,7 @@ class CpuBackend : public Backend {
     if (stats) {
       stats->codegenMs = msSince(t1);
       stats->cacheHit = objects_ && objects_->hits() > hitsBefore;
+      stats->cacheRejected = objects_ && objects_->rejected() > rejectedBefore;
     }
     cache_[key] = code;
     return std::make_unique<CpuExecutable>(std::move(prog), *f, code, pool_, interrupt_);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,8 @@
 #include "jit/backend.hpp"
 
 namespace scn {
+
+struct Diagnostic;
 
 /// Thrown by the CPU backend's compile for an op it cannot lower, so the caller can fall back
 /// to the interpreter. (Every op of the table is lowered today; the type stays for new ops.)
@@ -30,6 +33,10 @@ struct CpuOptions {
   /// nonzero value stops the run with E0507. Owned by the caller (a session) and outliving the
   /// backend; null = never interrupted.
   const std::atomic<int32_t>* interrupt = nullptr;
+  /// Receives the backend's warnings (a refused cache directory, E0411; an error LLVM's JIT
+  /// reported on the side, E0412), on the thread that creates the backend or compiles; may be
+  /// empty. The backend never prints.
+  std::function<void(const Diagnostic&)> warn;
 };
 
 /// The CPU JIT backend. One LLJIT, one thread pool and one in-memory compile cache (keyed by the

@@ -1,7 +1,9 @@
 // Internal to jit/cpu: kernel IR -> LLVM IR, scalar semantics in LLVM, and the JIT session.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <llvm/ExecutionEngine/ObjectCache.h>
@@ -11,6 +13,10 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "jit/kernel/kernel_ir.hpp"
+
+namespace scn {
+struct Diagnostic;
+}
 
 namespace scn::cpu {
 
@@ -46,19 +52,27 @@ void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel);
 /// module's identifier) and hands every object it compiles to the cache.
 class JitSession {
  public:
-  explicit JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache = nullptr);
+  /// `warn` receives errors LLVM reports on the side that no compile failed of (E0412).
+  explicit JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache = nullptr,
+                      std::function<void(const Diagnostic&)> warn = {});
   /// Compiles the module and returns the address of `mainName`.
   void* add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
             const std::string& mainName);
   llvm::TargetMachine& targetMachine() { return *tm_; }
 
  private:
+  std::string takeSessionErrors();
+
   std::shared_ptr<llvm::ObjectCache> cache_;  // before jit_: its compiler points to it
+  std::function<void(const Diagnostic&)> warn_;
+  std::mutex errorsMutex_;  // before jit_, which may report while it is destroyed
+  std::string sessionErrors_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
-/// Turns an llvm::Error into a diagnostic (E0410); never aborts.
-[[noreturn]] void failLLVM(const std::string& what, llvm::Error err);
+/// Turns an llvm::Error into a diagnostic (E0410), with what LLVM reported on the side (the
+/// JIT session's errors) as a note; never aborts.
+[[noreturn]] void failLLVM(const std::string& what, llvm::Error err, const std::string& reported = {});
 
 }  // namespace scn::cpu

@@ -1,6 +1,7 @@
 // LLVM setup: target initialisation, the host TargetMachine, the O2 pipeline with libmvec,
 // the ORC LLJIT session with the runtime's symbols, and the interrupt poll of compiled loops.
 #include <mutex>
+#include <utility>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
@@ -20,9 +21,11 @@
 
 namespace scn::cpu {
 
-void failLLVM(const std::string& what, llvm::Error err) {
+void failLLVM(const std::string& what, llvm::Error err, const std::string& reported) {
   std::string msg = llvm::toString(std::move(err));
-  fail("E0410", Span{}, "the CPU JIT failed to " + what + ": " + msg);
+  std::vector<DiagNote> notes;
+  if (!reported.empty()) notes.push_back(DiagNote{Span{}, "LLVM's JIT reported: " + reported});
+  fail("E0410", Span{}, "the CPU JIT failed to " + what + ": " + msg, {}, std::move(notes));
 }
 
 void initLLVM() {
@@ -128,8 +131,9 @@ void emitInterruptPoll(llvm::IRBuilder<>& b, llvm::Value* flag) {
   b.SetInsertPoint(go);
 }
 
-JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache)
-    : cache_(std::move(cache)) {
+JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache,
+                       std::function<void(const Diagnostic&)> warn)
+    : cache_(std::move(cache)), warn_(std::move(warn)) {
   llvm::orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(hostBuilder(optLevel));
   if (llvm::ObjectCache* c = cache_.get())
@@ -141,6 +145,13 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache)
   auto jit = builder.create();
   if (!jit) failLLVM("start", jit.takeError());
   jit_ = std::move(*jit);
+  // ORC's default reporter prints "JIT session error: ..." to stderr; the library never prints,
+  // so the text is kept for the diagnostic of the compile it belongs to.
+  jit_->getExecutionSession().setErrorReporter([this](llvm::Error e) {
+    std::string text = llvm::toString(std::move(e));
+    std::lock_guard<std::mutex> lock(errorsMutex_);
+    sessionErrors_ += (sessionErrors_.empty() ? "" : "; ") + text;
+  });
   tm_ = hostTargetMachine(optLevel);
   llvm::orc::JITDylib& jd = jit_->getMainJITDylib();
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -166,10 +177,21 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache)
 void* JitSession::add(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
                       const std::string& mainName) {
   if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-    failLLVM("add a module", std::move(e));
+    failLLVM("add a module", std::move(e), takeSessionErrors());
   auto sym = jit_->lookup(mainName);
-  if (!sym) failLLVM("compile " + mainName, sym.takeError());
+  if (!sym) failLLVM("compile " + mainName, sym.takeError(), takeSessionErrors());
+  if (std::string reported = takeSessionErrors(); !reported.empty() && warn_) {
+    Diagnostic d = makeDiagnostic("E0412", Span{}, "LLVM's JIT reported an error while compiling " + mainName +
+                                                       ": " + reported);
+    d.severity = Severity::Warning;
+    warn_(d);
+  }
   return sym->toPtr<void*>();
+}
+
+std::string JitSession::takeSessionErrors() {
+  std::lock_guard<std::mutex> lock(errorsMutex_);
+  return std::exchange(sessionErrors_, std::string());
 }
 
 }  // namespace scn::cpu

@@ -2,13 +2,13 @@
 # Builds the seed corpora of the fuzz targets from the project's own programs.
 #   tests/fuzz/make_corpus.sh OUTDIR
 # OUTDIR/parse and OUTDIR/session get every .scn file under tests/programs and examples (the
-# REPL transcripts' input lines too); OUTDIR/tracer and OUTDIR/capi get a few fixed byte strings
+# REPL transcripts' input lines too); OUTDIR/tracer, OUTDIR/capi and OUTDIR/cache get a few fixed byte strings
 # (their inputs are choices, not text). Existing corpus files are kept: the corpora grow across
 # runs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:?usage: make_corpus.sh OUTDIR}"
-mkdir -p "$out"/parse "$out"/session "$out"/tracer "$out"/capi
+mkdir -p "$out"/parse "$out"/session "$out"/tracer "$out"/capi "$out"/cache
 n=0
 while IFS= read -r -d '' f; do
   name="seed_$(printf '%s' "${f#$root/}" | tr '/.' '__')"
@@ -35,6 +35,7 @@ for len in 16 64 256 1024; do
     python3 -c "import random,sys; random.seed($seed * 1000 + $len); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range($len)))" \
       > "$out/tracer/seed_${len}_${seed}"
     cp "$out/tracer/seed_${len}_${seed}" "$out/capi/seed_${len}_${seed}"
+    cp "$out/tracer/seed_${len}_${seed}" "$out/cache/seed_${len}_${seed}"
   done
 done
-echo "seed corpus: $n programs in $out/{parse,session}; byte seeds in $out/{tracer,capi}"
+echo "seed corpus: $n programs in $out/{parse,session}; byte seeds in $out/{tracer,capi,cache}"

@@ -297,6 +297,83 @@ TEST(ApiC, NamesAndStrings) {
   EXPECT_STREQ(scn_version(), "0.1.0");
 }
 
+// Note [One thread per context], through the C API: a second thread is refused with
+// SCN_ERROR_INVALID_ARGUMENT while a call runs (scn_last_error says why), scn_interrupt still
+// works, scn_context_free refuses a context in use, and the context goes on afterwards.
+TEST(ApiC, ASecondThreadIsRefusedWhileACallRuns) {
+  std::atomic<bool> inside{false};
+  std::vector<Diag> diags;  // touched by the worker only, until it is joined
+  scn_options o;
+  ASSERT_EQ(scn_options_init(&o), SCN_OK);
+  o.backend = "cpu";
+  o.on_diagnostic = collect;
+  o.diagnostic_user = &diags;
+  o.on_print = [](const char*, size_t, void* user) { static_cast<std::atomic<bool>*>(user)->store(true); };
+  o.print_user = &inside;
+  scn_context* ctx = nullptr;
+  ASSERT_EQ(scn_context_new(&o, &ctx), SCN_OK);
+  ASSERT_EQ(scn_load_source(ctx,
+                            "fn spin(x) { print(\"spinning\"); while_loop(|c| c == c, |c| c + 1.0, x) }\n"
+                            "fn twice(x) = x * 2.0",
+                            "spin.scn"),
+            SCN_OK);
+  scn_function *spin = nullptr, *twice = nullptr;
+  ASSERT_EQ(scn_function_get(ctx, "spin", &spin), SCN_OK);
+  ASSERT_EQ(scn_function_get(ctx, "twice", &twice), SCN_OK);
+  float x = 0, three = 3;
+  scn_array spinIn[1] = {view(SCN_F32, 0, nullptr, &x)}, twiceIn[1] = {view(SCN_F32, 0, nullptr, &three)};
+  std::atomic<bool> done{false};
+  scn_status got = SCN_OK;
+  std::thread worker([&] {
+    scn_array* out = nullptr;
+    size_t nout = 0;
+    got = scn_call(spin, spinIn, 1, &out, &nout);
+    scn_array_free(out, nout);
+    done = true;
+  });
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!inside && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(inside.load());
+  const std::string inUse = "scn: error[E0601]: the context is in use by another thread";
+  scn_array* out = nullptr;
+  size_t nout = 0;
+  EXPECT_EQ(scn_call(twice, twiceIn, 1, &out, &nout), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(scn_last_error(ctx), inUse);
+  EXPECT_EQ(scn_call(twice, twiceIn, 1, nullptr, &nout), SCN_ERROR_INVALID_ARGUMENT);  // an argument error too
+  EXPECT_EQ(scn_load_source(ctx, "let y = 1", "y.scn"), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scn_load_file(ctx, "/nonexistent.scn"), SCN_ERROR_INVALID_ARGUMENT);
+  scn_function* looked = nullptr;
+  EXPECT_EQ(scn_function_get(ctx, "twice", &looked), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(looked, nullptr);
+  const scn_call_stats* stats = nullptr;
+  size_t count = 1;
+  EXPECT_EQ(scn_last_stats(ctx, &stats, &count), SCN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(scn_context_free(ctx), SCN_ERROR_INVALID_ARGUMENT);  // not freed under the call
+  EXPECT_FALSE(done.load());
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_EQ(scn_interrupt(ctx), SCN_OK);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!done) {
+    std::fprintf(stderr, "FAIL: the spinning call did not stop after two minutes of interrupts\n");
+    std::_Exit(1);
+  }
+  worker.join();
+  EXPECT_EQ(got, SCN_ERROR_INTERRUPTED);
+  ASSERT_EQ(diags.size(), 1u);  // the refused calls reported nothing to the running call's callback
+  EXPECT_EQ(diags[0].code, "E0507");
+  ASSERT_EQ(scn_call(twice, twiceIn, 1, &out, &nout), SCN_OK) << scn_last_error(ctx);
+  ASSERT_EQ(nout, 1u);
+  EXPECT_FLOAT_EQ(*static_cast<const float*>(out[0].data), 6.0f);
+  scn_array_free(out, nout);
+  EXPECT_EQ(scn_last_stats(ctx, &stats, &count), SCN_OK);
+  scn_function_free(spin);
+  scn_function_free(twice);
+  EXPECT_EQ(scn_context_free(ctx), SCN_OK);
+}
+
 TEST(ApiC, CacheDirAndInterrupt) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("scn_api_c_cache_" + std::to_string(getpid()));

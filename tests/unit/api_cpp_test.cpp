@@ -561,6 +561,71 @@ TEST(ApiCpp, ContextsInThreadsShareACacheDir) {
   fs::remove_all(dir);
 }
 
+// Note [One thread per context]: while one thread is inside a context, every other entry point
+// from another thread fails with E0601 instead of racing on the context's state; interrupt()
+// still works, and afterwards the context is as usable as before.
+TEST(ApiCpp, ASecondThreadIsRefusedWhileACallRuns) {
+  std::atomic<bool> inside{false};
+  std::vector<scn::DiagnosticRecord> diags;  // touched by the worker only, until it is joined
+  scn::ContextOptions o;
+  o.backend = "cpu";
+  o.onDiagnostic = [&](const scn::DiagnosticRecord& d) { diags.push_back(d); };
+  o.onPrint = [&](std::string_view) { inside = true; };  // the spin call is tracing
+  auto made = scn::Context::create(o);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  scn::Context& ctx = *made;
+  ASSERT_TRUE(ctx.load("fn spin(x) { print(\"spinning\"); while_loop(|c| c == c, |c| c + 1.0, x) }\n"
+                       "fn twice(x) = x * 2.0",
+                       "spin.scn"));
+  auto twice = ctx.function("twice");
+  ASSERT_TRUE(twice.ok());
+  float x = 0, three = 3;
+  std::optional<scn::Result<std::vector<scn::HostArray>>> spun;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    spun.emplace(ctx.call("spin", {scn::ArrayView::of(&x, {})}));
+    done = true;
+  });
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!inside && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(inside.load());
+  const std::string inUse = "scn: error[E0601]: the context is in use by another thread";
+  scn::Status loaded = ctx.load("let y = 1");
+  EXPECT_EQ(loaded.code(), scn::StatusCode::InvalidArgument);
+  EXPECT_EQ(loaded.message(), inUse);
+  auto looked = ctx.function("twice");
+  EXPECT_EQ(looked.status().code(), scn::StatusCode::InvalidArgument);
+  EXPECT_EQ(looked.status().message(), inUse);
+  auto called = twice->call({scn::ArrayView::of(&three, {})});
+  EXPECT_EQ(called.status().code(), scn::StatusCode::InvalidArgument);
+  EXPECT_EQ(called.status().message(), inUse);
+  EXPECT_EQ(ctx.call("twice", {scn::ArrayView::of(&three, {})}).status().message(), inUse);
+  EXPECT_EQ(ctx.loadFile("/nonexistent.scn").message(), inUse);
+  EXPECT_EQ(ctx.lastError(), inUse);
+  EXPECT_TRUE(ctx.lastStats().empty());
+  EXPECT_FALSE(done.load());  // the spin call was not disturbed
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    ctx.interrupt();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!done) {
+    std::fprintf(stderr, "FAIL: the spinning call did not stop after two minutes of interrupts\n");
+    std::_Exit(1);
+  }
+  worker.join();
+  ASSERT_TRUE(spun.has_value());
+  EXPECT_EQ(spun->status().code(), scn::StatusCode::Interrupted);
+  // The refused calls reported nothing to the callback: it belongs to the running call.
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "E0507");
+  // Free again: every entry point works.
+  EXPECT_NE(ctx.lastError().find("error[E0507]: interrupted"), std::string::npos) << ctx.lastError();
+  ASSERT_TRUE(ctx.load("let y = 1"));
+  auto r = twice->call({scn::ArrayView::of(&three, {})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FLOAT_EQ(*r->at(0).dataAs<float>(), 6.0f);
+}
+
 class ApiInterrupt : public ::testing::TestWithParam<std::string> {};
 
 // Compiled loops (CPU code, the CUDA step runner) and the interpreter's loops poll the

@@ -1,0 +1,160 @@
+// The command line where its surroundings fail: output that cannot be written (a full device,
+// a closed stdout, a reader that went away; Note [Output errors]) and a compile cache directory
+// holding entries it must not trust or that others could write to (Note [Trusting the object
+// cache]).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs `bash -c SCRIPT` where $SCN is the scn binary and $ERR a file for scn's stderr; returns
+/// what the script printed to its stdout (the script's own redirections decide what that is).
+struct Shell {
+  std::string out, err;
+  int status = -1;  // the script's exit status
+};
+
+Shell shell(const std::string& script) {
+  fs::path tmp = fs::temp_directory_path() / ("scn_cli_io_" + std::to_string(getpid()));
+  std::ofstream(tmp.string() + ".sh") << "SCN='" << SCN_BINARY << "'\nERR='" << tmp.string() << ".err'\n"
+                                      << script << "\n";
+  std::string cmd = "timeout 120 bash '" + tmp.string() + ".sh' > '" + tmp.string() + ".out' 2> '" +
+                    tmp.string() + ".sherr'";
+  int raw = std::system(cmd.c_str());
+  Shell r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = readAll(tmp.string() + ".out");
+  r.err = readAll(tmp.string() + ".err");
+  for (const char* ext : {".sh", ".out", ".sherr", ".err"}) fs::remove(tmp.string() + ext);
+  return r;
+}
+
+const std::string kFullHelp =
+    "help: send the output somewhere writable: a full disk, a closed descriptor (`>&-`) and a "
+    "read-only file all fail\n";
+
+TEST(CliOutput, AFullDeviceIsAnError) {
+  // A print stops the program there (one diagnostic, at the print).
+  Shell r = shell("$SCN -e 'print(1); print(2)' > /dev/full 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.err,
+            "<-e>:1:1: error[E0513]: cannot write to standard output: No space left on device\n"
+            " 1 | print(1); print(2)\n"
+            "   | ^~~~~~~~\n" + kFullHelp);
+  // The value of -e, and text written at the end (--help), get it too.
+  for (const std::string& args : {std::string("-e '1 + 1'"), std::string("--help")}) {
+    SCOPED_TRACE(args);
+    r = shell("$SCN " + args + " > /dev/full 2> \"$ERR\"; echo $?");
+    EXPECT_EQ(r.out, "1\n");
+    EXPECT_EQ(r.err, "scn: error[E0513]: cannot write to standard output: No space left on device\n" + kFullHelp);
+  }
+}
+
+TEST(CliOutput, AClosedStdoutIsAnError) {
+  Shell r = shell("$SCN -e 'print(1)' >&- 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.err,
+            "<-e>:1:1: error[E0513]: cannot write to standard output: Bad file descriptor\n"
+            " 1 | print(1)\n"
+            "   | ^~~~~~~~\n" + kFullHelp);
+  r = shell("$SCN -e '2 + 2' >&- 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.err, "scn: error[E0513]: cannot write to standard output: Bad file descriptor\n" + kFullHelp);
+}
+
+TEST(CliOutput, AReaderThatWentAwayStopsItQuietly) {
+  // Far more than a pipe holds, so scn writes after `head` has gone.
+  Shell r = shell("$SCN -e 'for i in 0..5000 { print(arange(20)) }' 2> \"$ERR\" | head -1; "
+                  "echo \"status ${PIPESTATUS[0]}\"");
+  EXPECT_EQ(r.out, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]\nstatus 0\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliOutput, TheReplReportsAFailedWriteAndGoesOn) {
+  Shell r = shell("printf 'print(1)\\n2 + 2\\nnot_defined\\n' | $SCN > /dev/full 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "0\n");
+  std::string header = "error[E0513]: cannot write to standard output: No space left on device\n";
+  // Both answers fail to be written, and the session is still there for the third entry.
+  EXPECT_EQ(r.err.rfind("<repl>:1:1: " + header + " 1 | print(1)\n   | ^~~~~~~~\n" + kFullHelp +
+                            "scn: " + header + kFullHelp + "<repl>:1:1: error[",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("not_defined"), std::string::npos) << r.err;
+}
+
+TEST(CliOutput, TheReplStopsQuietlyWhenItsReaderWentAway) {
+  Shell r = shell("for i in $(seq 3000); do echo 'print(arange(20))'; done | $SCN 2> \"$ERR\" | head -1; "
+                  "echo \"status ${PIPESTATUS[1]}\"");
+  EXPECT_EQ(r.out, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]\nstatus 0\n");
+  EXPECT_EQ(r.err, "");
+}
+
+/// A private temporary directory for a cache, removed at the end.
+struct CacheDir {
+  fs::path path = fs::temp_directory_path() / ("scn_cli_cache_io_" + std::to_string(getpid()));
+  CacheDir() { fs::remove_all(path); }
+  ~CacheDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+TEST(CliCache, AForgedEntryIsRejectedAndShownInStats) {
+  CacheDir dir;
+  std::string run = "$SCN --backend=cpu --stats --cache-dir='" + dir.path.string() +
+                    "' -e 'fn f(x) = x * 2.0; f(arange(3.0))' 2> \"$ERR\"";
+  Shell first = shell(run);
+  ASSERT_EQ(first.out, "[0.0, 2.0, 4.0]\n") << first.err;
+  std::vector<fs::path> objects;
+  for (const auto& e : fs::directory_iterator(dir.path / "cpu"))
+    if (e.path().extension() == ".o") objects.push_back(e.path());
+  ASSERT_EQ(objects.size(), 1u);
+  // Flip one byte of the machine code: the entry still parses as an object.
+  std::string bytes = readAll(objects[0]);
+  bytes[bytes.size() / 2] ^= 0x5a;
+  std::ofstream(objects[0], std::ios::binary | std::ios::trunc) << bytes;
+  Shell planted = shell(run);
+  EXPECT_EQ(planted.out, "[0.0, 2.0, 4.0]\n");
+  EXPECT_NE(planted.err.find("stats: f traced backend=cpu"), std::string::npos) << planted.err;
+  EXPECT_NE(planted.err.find(" cache=rejected\n"), std::string::npos) << planted.err;
+  Shell again = shell(run);
+  EXPECT_EQ(again.out, "[0.0, 2.0, 4.0]\n");
+  EXPECT_NE(again.err.find(" cache=hit\n"), std::string::npos) << again.err;
+}
+
+TEST(CliCache, ADirectoryOthersCanWriteIsRefusedWithAWarning) {
+  CacheDir dir;
+  fs::create_directories(dir.path);
+  fs::permissions(dir.path, fs::perms::all);  // 0777
+  std::string run = "$SCN --backend=cpu --stats --cache-dir='" + dir.path.string() +
+                    "' -e 'fn f(x) = x * 2.0; f(arange(3.0))' 2> \"$ERR\"; echo $?";
+  Shell r = shell(run);
+  EXPECT_EQ(r.out, "[0.0, 2.0, 4.0]\n0\n");
+  EXPECT_EQ(r.err.substr(0, r.err.find("stats:")),
+            "scn: warning[E0411]: not using the compile cache directory \"" + (dir.path / "cpu").string() +
+                "\": its parent is writable by other users (mode 0777)\n"
+                "help: others could put code there that scn would run as you; make the directory and its "
+                "parent yours and private (chmod 700), or use another cache directory\n");
+  EXPECT_NE(r.err.find(" cache=miss\n"), std::string::npos) << r.err;
+  Shell again = shell(run);
+  EXPECT_NE(again.err.find(" cache=miss\n"), std::string::npos) << again.err;  // nothing was kept
+}
+
+}  // namespace
