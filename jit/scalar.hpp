@@ -419,28 +419,9 @@ template <typename T> bool compare(Op op, T a, T b) {
 
 // ---- reductions and cumulative ops: a binary combiner and its identity ----
 
-/// The binary op a reduction or cumulative op folds with (reduce_sum and cumsum: add, ...).
+/// The binary op a reduction or cumulative op folds with (the Combiner column of ops.def).
 inline Op combinerOf(Op op) {
-  switch (op) {
-    case Op::ReduceSum: case Op::CumSum: return Op::Add;
-    case Op::ReduceProd: case Op::CumProd: return Op::Mul;
-    case Op::ReduceMax: case Op::CumMax: return Op::Max;
-    case Op::ReduceMin: case Op::CumMin: return Op::Min;
-    case Op::ReduceAnd: return Op::And;
-    case Op::ReduceOr: return Op::Or;
-    case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p:
-    case Op::Expm1: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid:
-    case Op::IsNan: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv:
-    case Op::Rem: case Op::Pow: case Op::Max: case Op::Min: case Op::And: case Op::Or:
-    case Op::Xor: case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt:
-    case Op::Le: case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert:
-    case Op::Constant: case Op::Iota: case Op::ArgMax: case Op::ArgMin: case Op::AssocScan:
-    case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose: case Op::Concat:
-    case Op::Slice: case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
-    case Op::DotGeneral: case Op::Scan: case Op::While: case Op::Cond:
-      break;
-  }
+  if (std::optional<Op> c = opInfo(op).combiner) return *c;
   internalError(std::string("no combiner for ") + opName(op));
 }
 
