@@ -21,8 +21,9 @@ namespace scn::cpu {
 // _Z, the length and the name, one letter per parameter type), convert<To>(From) is the
 // template scn_cvt<To, From>, _Z7scn_cvtI<to><from>ET_T0_. Before optimisation,
 // linkScalarFunctions links the called functions (and what they call) from the bitcode with
-// LinkOnlyNeeded, makes them internal and always-inline and drops their target attributes (the
-// bitcode was compiled for generic x86-64; the module's functions take the host CPU's), so the
+// LinkOnlyNeeded (without clang's module flags), makes them internal and always-inline and drops
+// their target attributes (the bitcode was compiled for generic x86-64; the module's functions
+// take the host CPU's), so the
 // O2 pipeline inlines them first and the loop vectoriser sees plain IR: llvm.sin.f32 becomes
 // libmvec's _ZGVdN8v_sinf as before. Libm functions without an intrinsic (log1pf, expm1f) are
 // declared memory(none) by clang, so they stay vectorisable too.
@@ -100,6 +101,11 @@ void linkScalarFunctions(llvm::Module& m) {
   if (!lib) internalError("the scalar bitcode does not load: " + llvm::toString(lib.takeError()));
   (*lib)->setDataLayout(m.getDataLayout());
   (*lib)->setTargetTriple(m.getTargetTriple());
+  // clang's module flags (PIC/PIE level, uwtable) would change how the whole module is compiled.
+  if (llvm::Error e = (*lib)->materializeMetadata())
+    internalError("the scalar bitcode does not load: " + llvm::toString(std::move(e)));
+  for (const char* md : {"llvm.module.flags", "llvm.ident"})
+    if (llvm::NamedMDNode* n = (*lib)->getNamedMetadata(md)) (*lib)->eraseNamedMetadata(n);
   std::set<std::string> defined;
   for (const llvm::Function& f : **lib)
     if (!f.isDeclaration()) defined.insert(f.getName().str());
