@@ -273,6 +273,8 @@ void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
 AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
   checkHostIntOverflow(op, a, b, span);
   DType t = promoteTypes(a, b);
+  if (opInfo(op).typeClass == TypeClass::Float && !isFloat(t))  // float math on integers, as unary
+    t = (a.weak && b.weak && a.isStatic() && b.isStatic()) || t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
   b = convert(b, t, span);
