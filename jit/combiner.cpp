@@ -31,16 +31,6 @@ namespace scn {
 
 namespace {
 
-bool isScalarwise(OpCategory c) {
-  switch (c) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// A constant all of whose elements are equal, as a rank-0 array; nullopt otherwise.
 std::optional<Array> uniformValue(const Array& a) {
   if (a.size() == 0) return std::nullopt;
@@ -87,7 +77,7 @@ FuncPtr scalarCombiner(const Func& traced) {
       std::optional<Array> v = uniformValue(*e.attrs.value);
       if (!v) return nullptr;
       s.attrs.value = std::make_shared<Array>(std::move(*v));
-    } else if (!isScalarwise(c)) {
+    } else if (!categoryFlags(c).elementwise) {
       return nullptr;
     }
     for (int& in : s.inputs) {
@@ -109,13 +99,10 @@ std::optional<Op> cumulativeOpOf(const Func& f) {
   bool onParams = e.inputs.size() == 2 && ((e.inputs[0] == f.params[0] && e.inputs[1] == f.params[1]) ||
                                            (e.inputs[0] == f.params[1] && e.inputs[1] == f.params[0]));
   if (!onParams) return std::nullopt;
-  switch (e.op) {  // commutative, so either order of (a, b) is the same scan
-    case Op::Add: return Op::CumSum;
-    case Op::Mul: return Op::CumProd;
-    case Op::Max: return Op::CumMax;
-    case Op::Min: return Op::CumMin;
-    default: return std::nullopt;
-  }
+  // The cumulative op folding with e's op (commutative, so either order of (a, b) is the same).
+  for (Op op : allOps())
+    if (opInfo(op).category == OpCategory::Cumulative && opInfo(op).combiner == e.op) return op;
+  return std::nullopt;
 }
 
 std::string checkScalarCombiner(const Func& f, const std::vector<DType>& ts) {
@@ -132,7 +119,7 @@ std::string checkScalarCombiner(const Func& f, const std::vector<DType>& ts) {
   for (const Eqn& e : f.eqns) {
     OpCategory c = opInfo(e.op).category;
     bool scalarConst = c == OpCategory::Constant && e.attrs.value && e.attrs.value->shape.empty();
-    if (!scalarConst && !isScalarwise(c))
+    if (!scalarConst && !categoryFlags(c).elementwise)
       return std::string("associative_scan's combiner may hold elementwise ops only, not ") + opName(e.op);
     for (int o : e.outputs)
       if (!f.type(o).shape.empty()) return "associative_scan's combiner computes on scalars only";

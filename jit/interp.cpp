@@ -111,9 +111,8 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::Iota: return {iotaOp(e.attrs, out[0])};
     case OpCategory::Reduce: return {reduceOp(e.op, in[0], e.attrs, out[0])};
     case OpCategory::ArgReduce: return {argReduceOp(e.op, in[0], e.attrs, out[0])};
-    case OpCategory::Cumulative:
-      if (e.op == Op::AssocScan) return assocScanOp(*e.subs.at(0), in, e.attrs);
-      return {cumulativeOp(e.op, in[0], e.attrs, out[0])};
+    case OpCategory::Cumulative: return {cumulativeOp(e.op, in[0], e.attrs, out[0])};
+    case OpCategory::AssocScan: return assocScanOp(*e.subs.at(0), in, e.attrs);
     case OpCategory::BroadcastInDim: return {broadcastInDimOp(in[0], e.attrs, out[0])};
     case OpCategory::Reshape: return {reshapeOp(in[0], out[0])};
     case OpCategory::Transpose: return {transposeOp(in[0], e.attrs, out[0])};

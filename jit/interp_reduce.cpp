@@ -259,7 +259,7 @@ Array dotGeneralOp(const Array& lhs, const Array& rhs, const Attrs& attrs, const
           li += ci[j] * ls[attrs.lhsContract[j]];
           ri += ci[j] * rs[attrs.rhsContract[j]];
         }
-        acc = scalar::add<T>(acc, scalar::mul<T>(pl[li], pr[ri]));
+        acc = scalar::binary<T>(Op::Add, acc, scalar::binary<T>(Op::Mul, pl[li], pr[ri]));
       });
       o[flat++] = acc;
     });

@@ -14,18 +14,24 @@
 namespace scn {
 
 enum class Op : uint8_t {
-#define OP(Enum, name, cat, tc, nin, nout) Enum,
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface) Enum,
 #include "jit/ops.def"
 #undef OP
 };
 
 enum class OpCategory : uint8_t {
-  Unary, Predicate, Binary, Compare, Select, Convert, Constant, Iota, Reduce, ArgReduce,
-  Cumulative, BroadcastInDim, Reshape, Transpose, Concat, Slice, Reverse, DynamicSlice,
-  DynamicUpdateSlice, DotGeneral, Scan, While, Cond,
+#define SCN_CATEGORY_ENUM(Cat, ...) Cat,
+  SCN_OP_CATEGORIES(SCN_CATEGORY_ENUM)
+#undef SCN_CATEGORY_ENUM
 };
 
 enum class TypeClass : uint8_t { Any, Num, Float, Int, IntBool };
+
+/// What the stages ask of an op's category (the flag columns of SCN_OP_CATEGORIES in ops.def).
+struct CategoryFlags {
+  bool elementwise, fusible, indexOnly, needsBuffer, mapLike, flatThrough, uniformThrough,
+      writesOutputLoc;
+};
 
 struct OpInfo {
   Op op;
@@ -34,6 +40,9 @@ struct OpInfo {
   TypeClass typeClass;
   int numInputs;   // -1: variadic
   int numOutputs;  // -1: variadic
+  std::optional<Op> combiner;  // reductions and cumulative ops: the binary op they fold with
+  const char* surface;         // builtin signatures, ';'-separated ("" if none)
+  CategoryFlags flags;         // of its category
 };
 
 /// The row of the op table for `op`.
@@ -41,7 +50,34 @@ const OpInfo& opInfo(Op op);
 inline const char* opName(Op op) { return opInfo(op).name; }
 /// Every op, in table order (tests walk it).
 const std::vector<Op>& allOps();
-bool isElementwise(Op op);  // Unary, Predicate, Binary, Compare, Select, Convert
+/// The flags of a category (ops.def).
+const CategoryFlags& categoryFlags(OpCategory c);
+inline bool isElementwise(Op op) { return opInfo(op).flags.elementwise; }
+
+// Case lists of a switch over OpCategory, generated from the flags of ops.def so that no switch
+// lists the categories a rule does not handle by hand: `SCN_CASES_WHERE_NOT(fusible)` expands to
+// `case OpCategory::Reduce: case ...` for every category whose fusible flag is 0.
+#define SCN_CASE_IF_1(Cat) case OpCategory::Cat:
+#define SCN_CASE_IF_0(Cat)
+#define SCN_CASE_UNLESS_1(Cat)
+#define SCN_CASE_UNLESS_0(Cat) case OpCategory::Cat:
+#define SCN_CASE_PICK(how, flag, Cat) SCN_CASE_##how##_##flag(Cat)
+#define SCN_CASE_PICK_(how, flag, Cat) SCN_CASE_PICK(how, flag, Cat)
+#define SCN_FLAG_elementwise(e, f, i, b, m, fl, u, w) e
+#define SCN_FLAG_fusible(e, f, i, b, m, fl, u, w) f
+#define SCN_FLAG_indexOnly(e, f, i, b, m, fl, u, w) i
+#define SCN_FLAG_needsBuffer(e, f, i, b, m, fl, u, w) b
+#define SCN_FLAG_mapLike(e, f, i, b, m, fl, u, w) m
+#define SCN_FLAG_flatThrough(e, f, i, b, m, fl, u, w) fl
+#define SCN_FLAG_uniformThrough(e, f, i, b, m, fl, u, w) u
+#define SCN_FLAG_writesOutputLoc(e, f, i, b, m, fl, u, w) w
+#define SCN_CASE_WHERE_elementwise(Cat, ...) SCN_CASE_PICK_(IF, SCN_FLAG_elementwise(__VA_ARGS__), Cat)
+#define SCN_CASE_WHERE_NOT_elementwise(Cat, ...) SCN_CASE_PICK_(UNLESS, SCN_FLAG_elementwise(__VA_ARGS__), Cat)
+#define SCN_CASE_WHERE_fusible(Cat, ...) SCN_CASE_PICK_(IF, SCN_FLAG_fusible(__VA_ARGS__), Cat)
+#define SCN_CASE_WHERE_NOT_fusible(Cat, ...) SCN_CASE_PICK_(UNLESS, SCN_FLAG_fusible(__VA_ARGS__), Cat)
+/// `case` labels of every category whose `flag` column is 1 (SCN_CASES_WHERE) or 0.
+#define SCN_CASES_WHERE(flag) SCN_OP_CATEGORIES(SCN_CASE_WHERE_##flag)
+#define SCN_CASES_WHERE_NOT(flag) SCN_OP_CATEGORIES(SCN_CASE_WHERE_NOT_##flag)
 
 /// The type of an IR variable: dtype and static shape.
 struct Type {

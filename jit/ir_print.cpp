@@ -45,7 +45,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
       return {std::string("dimension=") + (a.axes.empty() ? "?" : std::to_string(a.axes[0]))};
     case OpCategory::Reduce: case OpCategory::Reverse: return {"axes=" + list(a.axes)};
     case OpCategory::ArgReduce: case OpCategory::Concat: return {axis()};
-    case OpCategory::Cumulative: return {axis(), std::string("reverse=") + boolText(a.reverse)};
+    case OpCategory::Cumulative: case OpCategory::AssocScan: return {axis(), std::string("reverse=") + boolText(a.reverse)};
     case OpCategory::BroadcastInDim: return {"shape=" + list(a.shape), "axes=" + list(a.axes)};
     case OpCategory::Reshape: return {"shape=" + list(a.shape)};
     case OpCategory::Transpose: return {"permutation=" + list(a.axes)};
@@ -78,7 +78,7 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
     case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
-    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::BroadcastInDim:
+    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::BroadcastInDim:
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral:

@@ -6,15 +6,34 @@
 namespace scn {
 
 namespace {
+
+constexpr CategoryFlags kCategoryFlags[] = {
+#define SCN_CATEGORY_ROW(Cat, e, f, i, b, m, fl, u, w) {e, f, i, b, m, fl, u, w},
+    SCN_OP_CATEGORIES(SCN_CATEGORY_ROW)
+#undef SCN_CATEGORY_ROW
+};
+
+// The Combiner column's values: each op's name as a combiner, and None.
+namespace combiner {
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface) constexpr std::optional<Op> Enum{Op::Enum};
+#include "jit/ops.def"
+#undef OP
+constexpr std::optional<Op> None{};
+}  // namespace combiner
+
 const OpInfo kOpTable[] = {
-#define OP(Enum, name, cat, tc, nin, nout) \
-  {Op::Enum, name, OpCategory::cat, TypeClass::tc, nin, nout},
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface)                                   \
+  {Op::Enum,     #name,   OpCategory::cat, TypeClass::tc, nin, nout, combiner::comb, surface, \
+   kCategoryFlags[static_cast<size_t>(OpCategory::cat)]},
 #include "jit/ops.def"
 #undef OP
 };
+
 }  // namespace
 
 const OpInfo& opInfo(Op op) { return kOpTable[static_cast<size_t>(op)]; }
+
+const CategoryFlags& categoryFlags(OpCategory c) { return kCategoryFlags[static_cast<size_t>(c)]; }
 
 const std::vector<Op>& allOps() {
   static const std::vector<Op> ops = [] {
@@ -23,22 +42,6 @@ const std::vector<Op>& allOps() {
     return v;
   }();
   return ops;
-}
-
-bool isElementwise(Op op) {
-  switch (opInfo(op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-      return true;
-    case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
-    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::BroadcastInDim:
-    case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
-    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
-      return false;
-  }
-  return false;
 }
 
 std::string typeString(const Type& t) {

@@ -440,13 +440,14 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
       return ok({Type{in[0].dtype, removeAxes(in[0].shape, attrs.axes)}});
     }
     case OpCategory::ArgReduce:
-    case OpCategory::Cumulative: {
+    case OpCategory::Cumulative:
+    case OpCategory::AssocScan: {
       if (in.empty()) return error(name + " needs at least one operand");
       if (attrs.axes.size() != 1)
         return error(name + " needs exactly one axis but got axes=" + listString(attrs.axes));
       std::string e = checkAxes(info.name, attrs.axes, in[0].shape.size(), true, in[0]);
       if (!e.empty()) return error(e);
-      if (op == Op::AssocScan) {
+      if (info.category == OpCategory::AssocScan) {
         if (subs.size() != 1 || !subs[0]) return error("associative_scan needs exactly one combiner function");
         std::vector<DType> dtypes;
         for (const Type& t : in) {

@@ -287,6 +287,8 @@ void checkHostIntNegation(Op op, const AVal& x, Span span) {
 AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
   checkHostIntOverflow(op, a, b, span);
   DType t = promoteTypes(a, b);
+  if (opInfo(op).typeClass == TypeClass::Float && !isFloat(t))  // float math on integers, as unary
+    t = (a.weak && b.weak && a.isStatic() && b.isStatic()) || t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
   b = convert(b, t, span);

@@ -144,17 +144,46 @@ Value eye(Evaluator& ev, CallArgs& c) {
 
 // ---- elementwise math ----
 
-template <Op op>
-Value unaryMath(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, opName(op), {"x"});
-  return arr(ev.ops().unary(op, a.array(0), c.span));
+/// One builtin signature of an op's surface column (ops.def): "maximum(x, y)".
+struct Signature {
+  std::string text, name;
+  std::vector<std::string> params;
+};
+
+/// The signatures of `op`'s surface column, parsed once (they live as long as the program).
+const std::vector<Signature>& surfaceSignatures(Op op) {
+  static std::map<Op, std::vector<Signature>> cache;
+  auto [it, fresh] = cache.try_emplace(op);
+  if (!fresh) return it->second;
+  std::string all = opInfo(op).surface;
+  for (size_t at = 0; at < all.size();) {
+    size_t end = std::min(all.find(';', at), all.size());
+    Signature s;
+    s.text = all.substr(at, end - at);
+    while (!s.text.empty() && s.text.front() == ' ') s.text.erase(0, 1);
+    size_t open = s.text.find('(');
+    s.name = s.text.substr(0, open);
+    std::string list = s.text.substr(open + 1, s.text.size() - open - 2);
+    for (size_t p = 0; p <= list.size();) {
+      size_t comma = std::min(list.find(',', p), list.size());
+      std::string param = list.substr(p, comma - p);
+      while (!param.empty() && param.front() == ' ') param.erase(0, 1);
+      s.params.push_back(param);
+      p = comma + 1;
+    }
+    it->second.push_back(s);
+    at = end + 1;
+  }
+  return it->second;
 }
 
+/// The builtin of an elementwise op with a surface column; messages use its first name.
 template <Op op>
-Value binaryMath(Evaluator& ev, CallArgs& c) {
-  const char* name = op == Op::Max ? "maximum" : op == Op::Min ? "minimum" : opName(op);
-  Args a(ev, c, name, {"x", "y"});
-  return arr(ev.ops().binary(op, a.array(0), a.array(1), c.span, name));
+Value elementwiseBuiltin(Evaluator& ev, CallArgs& c) {
+  const Signature& s = surfaceSignatures(op).at(0);
+  Args a(ev, c, s.name.c_str(), s.params);
+  if (opInfo(op).numInputs == 1) return arr(ev.ops().unary(op, a.array(0), c.span));
+  return arr(ev.ops().binary(op, a.array(0), a.array(1), c.span, s.name.c_str()));
 }
 
 Value select(Evaluator& ev, CallArgs& c) {
@@ -548,26 +577,14 @@ std::map<std::string, Builtin> makeTable() {
   add("arange", arange, "arange(start, stop=, step=1, dtype=)");
   add("linspace", linspace, "linspace(start, stop, num=50, endpoint=true, dtype=f32)");
   add("eye", eye, "eye(n, m=n, dtype=f32)");
-  add("sqrt", unaryMath<Op::Sqrt>, "sqrt(x)");
-  add("rsqrt", unaryMath<Op::Rsqrt>, "rsqrt(x)");
-  add("exp", unaryMath<Op::Exp>, "exp(x)");
-  add("log", unaryMath<Op::Log>, "log(x)");
-  add("log1p", unaryMath<Op::Log1p>, "log1p(x)");
-  add("expm1", unaryMath<Op::Expm1>, "expm1(x)");
-  add("sin", unaryMath<Op::Sin>, "sin(x)");
-  add("cos", unaryMath<Op::Cos>, "cos(x)");
-  add("tan", unaryMath<Op::Tan>, "tan(x)");
-  add("tanh", unaryMath<Op::Tanh>, "tanh(x)");
-  add("abs", unaryMath<Op::Abs>, "abs(x)");
-  add("sign", unaryMath<Op::Sign>, "sign(x)");
-  add("floor", unaryMath<Op::Floor>, "floor(x)");
-  add("ceil", unaryMath<Op::Ceil>, "ceil(x)");
-  add("round", unaryMath<Op::Round>, "round(x)");
-  add("sigmoid", unaryMath<Op::Sigmoid>, "sigmoid(x)");
-  add("isnan", unaryMath<Op::IsNan>, "isnan(x)");
-  add("maximum", binaryMath<Op::Max>, "maximum(x, y)");
-  add("minimum", binaryMath<Op::Min>, "minimum(x, y)");
-  add("pow", binaryMath<Op::Pow>, "pow(x, y)");
+  // The elementwise ops' builtins, from the surface column of ops.def.
+  auto addSurface = [&](Op op, BuiltinFn fn) {
+    for (const Signature& s : surfaceSignatures(op)) add(s.name.c_str(), fn, s.text.c_str());
+  };
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface) \
+  if constexpr (sizeof(surface) > 1) addSurface(Op::Enum, elementwiseBuiltin<Op::Enum>);
+#include "jit/ops.def"
+#undef OP
   add("select", select, "select(c, a, b)");
   add("where", where, "where(c, a, b)");
   add("clip", clip, "clip(x, lo, hi)");

@@ -4,7 +4,7 @@
 #   scripts/ensure-packages.sh [PACKAGE...]
 set -euo pipefail
 packages=("$@")
-[ ${#packages[@]} -eq 0 ] && packages=(build-essential cmake ninja-build re2c llvm-19-dev libgtest-dev
+[ ${#packages[@]} -eq 0 ] && packages=(build-essential cmake ninja-build re2c llvm-19-dev clang-19 libgtest-dev
   libopenblas-dev libedit-dev zlib1g-dev libzstd-dev libffi-dev libxml2-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do

@@ -132,6 +132,7 @@ std::unique_ptr<llvm::Module> buildModule(const kir::Program& p, llvm::LLVMConte
                                           const std::string& mainName, llvm::TargetMachine& tm,
                                           int optLevel) {
   std::unique_ptr<llvm::Module> m = emitModule(p, ctx, mainName, tm);
+  linkScalarFunctions(*m);
   optimiseModule(*m, tm, optLevel);
   return m;
 }

@@ -24,11 +24,13 @@ namespace scn::cpu {
 llvm::Type* regType(llvm::LLVMContext& c, DType t);
 llvm::Type* memType(llvm::LLVMContext& c, DType t);
 
-/// One elementwise op of the op table on operands of dtype t, exactly as jit/scalar.hpp
-/// (Note [Scalar semantics]). Unary, Predicate, Binary, Compare and Select ops.
+/// One elementwise op of the op table on operands of dtype t: a call of its function in
+/// jit/scalar/scalar.inc (Note [Scalar bitcode]). Unary, Predicate, Binary, Compare and Select ops.
 llvm::Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<llvm::Value*>& a);
-/// convert<to>(v) of jit/scalar.hpp.
+/// convert<to>(v) of jit/scalar/scalar.inc.
 llvm::Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* v);
+/// Links the scalar functions that `m` calls from the scalar bitcode, internal and always-inline.
+void linkScalarFunctions(llvm::Module& m);
 
 /// Builds the module for a program: one internal function per kernel and the entry `mainName`
 /// with signature void(ptr bufs, ptr ctx, ptr interrupt) (see EntryFn in cpu_backend.cpp).

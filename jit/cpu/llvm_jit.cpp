@@ -166,10 +166,6 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache,
   };
   add("scn_parallel_for", &scn_parallel_for);
   add("scn_gemm", &scn_gemm);
-  add("scn_ipow_i32", &scn_ipow_i32);
-  add("scn_ipow_i64", &scn_ipow_i64);
-  add("scn_ipow_u32", &scn_ipow_u32);
-  add("scn_ipow_u64", &scn_ipow_u64);
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(syms))))
     failLLVM("define runtime symbols", std::move(e));
 }

@@ -3,7 +3,6 @@
 
 #include <cblas.h>
 
-#include "jit/scalar.hpp"
 
 namespace scn::cpu {
 
@@ -110,7 +109,3 @@ extern "C" void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t 
   }
 }
 
-extern "C" int32_t scn_ipow_i32(int32_t a, int32_t b) { return scn::scalar::pow(a, b); }
-extern "C" int64_t scn_ipow_i64(int64_t a, int64_t b) { return scn::scalar::pow(a, b); }
-extern "C" uint32_t scn_ipow_u32(uint32_t a, uint32_t b) { return scn::scalar::pow(a, b); }
-extern "C" uint64_t scn_ipow_u64(uint64_t a, uint64_t b) { return scn::scalar::pow(a, b); }

@@ -63,9 +63,4 @@ void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** b
 void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t m, int64_t n, int64_t k,
               const void* a, int64_t lda, int64_t strideA, const void* b, int64_t ldb,
               int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
-/// Integer pow with the interpreter's semantics (jit/scalar.hpp).
-int32_t scn_ipow_i32(int32_t a, int32_t b);
-int64_t scn_ipow_i64(int64_t a, int64_t b);
-uint32_t scn_ipow_u32(uint32_t a, uint32_t b);
-uint64_t scn_ipow_u64(uint64_t a, uint64_t b);
 }

@@ -144,13 +144,8 @@ void printOp(std::ostream& os, const kir::Expr& e) {
       printExpr(os, e.args.at(2));
       os << ")";
       return;
-    case OpCategory::Convert: case OpCategory::Constant: case OpCategory::Iota:
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::BroadcastInDim: case OpCategory::Reshape: case OpCategory::Transpose:
-    case OpCategory::Concat: case OpCategory::Slice: case OpCategory::Reverse:
-    case OpCategory::DynamicSlice: case OpCategory::DynamicUpdateSlice:
-    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While:
-    case OpCategory::Cond:
+    case OpCategory::Convert:
+    SCN_CASES_WHERE_NOT(elementwise)
       break;
   }
   internalError(std::string("kernel expression with non-elementwise op ") + info.name);

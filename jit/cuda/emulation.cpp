@@ -40,7 +40,8 @@ namespace scn::cuda {
 // suite can run on cuda-emu in CI. Measured with g++ 12 at -O0 on a 2-core machine (a 15 KB TU):
 // ~1.0 s per compile, of which ~0.8 s was `#include <math.h>`, which in C++ mode pulls in
 // libstdc++'s <cmath> (templates, overload sets) — more than the prelude and the kernels
-// together. The header therefore declares the C functions of libm the prelude calls (and uses
+// together. The header therefore declares the C functions of libm (those scalar.inc calls and
+// the others an op is likely to need, so that a new op's scalar definition is all it takes) (and uses
 // __builtin_memcpy), and the library is linked with -nostdlib (no libstdc++, no crt files: the
 // code has no static constructors, and libm's symbols resolve against the process when the
 // library is loaded): ~0.2 s per compile, most of it the compiler's start-up. A prelude calling
@@ -55,10 +56,16 @@ static const char* const kEmulationHeader = R"SCN_EMU(// ---- scn host emulation
 extern "C" {
 #define SCN_EMU_LIBM1(n) float n##f(float) noexcept; double n(double) noexcept;
 #define SCN_EMU_LIBM2(n) float n##f(float, float) noexcept; double n(double, double) noexcept;
-SCN_EMU_LIBM1(fabs) SCN_EMU_LIBM1(floor) SCN_EMU_LIBM1(ceil) SCN_EMU_LIBM1(sqrt)
-SCN_EMU_LIBM1(exp) SCN_EMU_LIBM1(log) SCN_EMU_LIBM1(log1p) SCN_EMU_LIBM1(expm1)
-SCN_EMU_LIBM1(sin) SCN_EMU_LIBM1(cos) SCN_EMU_LIBM1(tan) SCN_EMU_LIBM1(tanh)
-SCN_EMU_LIBM2(copysign) SCN_EMU_LIBM2(fmod) SCN_EMU_LIBM2(pow)
+SCN_EMU_LIBM1(fabs) SCN_EMU_LIBM1(floor) SCN_EMU_LIBM1(ceil) SCN_EMU_LIBM1(trunc)
+SCN_EMU_LIBM1(rint) SCN_EMU_LIBM1(sqrt) SCN_EMU_LIBM1(cbrt) SCN_EMU_LIBM1(exp)
+SCN_EMU_LIBM1(exp2) SCN_EMU_LIBM1(expm1) SCN_EMU_LIBM1(log) SCN_EMU_LIBM1(log2)
+SCN_EMU_LIBM1(log10) SCN_EMU_LIBM1(log1p) SCN_EMU_LIBM1(sin) SCN_EMU_LIBM1(cos)
+SCN_EMU_LIBM1(tan) SCN_EMU_LIBM1(asin) SCN_EMU_LIBM1(acos) SCN_EMU_LIBM1(atan)
+SCN_EMU_LIBM1(sinh) SCN_EMU_LIBM1(cosh) SCN_EMU_LIBM1(tanh) SCN_EMU_LIBM1(asinh)
+SCN_EMU_LIBM1(acosh) SCN_EMU_LIBM1(atanh) SCN_EMU_LIBM1(erf) SCN_EMU_LIBM1(erfc)
+SCN_EMU_LIBM1(lgamma) SCN_EMU_LIBM1(tgamma)
+SCN_EMU_LIBM2(copysign) SCN_EMU_LIBM2(fmod) SCN_EMU_LIBM2(pow) SCN_EMU_LIBM2(atan2)
+SCN_EMU_LIBM2(hypot) SCN_EMU_LIBM2(nextafter) SCN_EMU_LIBM2(fmin) SCN_EMU_LIBM2(fmax)
 #undef SCN_EMU_LIBM1
 #undef SCN_EMU_LIBM2
 }

@@ -118,56 +118,12 @@ FuncLowering::FuncLowering(ProgramBuilder& pb, const Func& f, std::vector<Loc> p
       dests_(std::move(dests)) {}
 
 bool FuncLowering::isFusibleEqn(const Eqn& e) const {
-  switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-    case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
-    case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-    case OpCategory::Reverse: case OpCategory::DynamicSlice:
-      return true;
-    case OpCategory::Constant:
-      return e.attrs.value && e.attrs.value->size() == 1;
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
-      return false;
-  }
-  return false;
+  const OpInfo& info = opInfo(e.op);
+  if (info.category == OpCategory::Constant) return e.attrs.value && e.attrs.value->size() == 1;
+  return info.flags.fusible;
 }
 
-bool FuncLowering::needsBuffer(const Eqn& e, size_t input) const {
-  switch (opInfo(e.op).category) {
-    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While:
-    case OpCategory::Cond:
-      return true;
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-    case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
-    case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-    case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Constant:
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice:
-      return false;
-  }
-  return false;
-}
-
-static bool isIndexOnly(OpCategory c) {
-  switch (c) {
-    case OpCategory::BroadcastInDim: case OpCategory::Reshape: case OpCategory::Transpose:
-    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::Convert:
-    case OpCategory::Iota: case OpCategory::Constant:
-      return true;
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Concat:
-    case OpCategory::DynamicSlice: case OpCategory::Reduce: case OpCategory::ArgReduce:
-    case OpCategory::Cumulative: case OpCategory::DynamicUpdateSlice:
-    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While:
-    case OpCategory::Cond:
-      return false;
-  }
-  return false;
-}
+bool FuncLowering::needsBuffer(const Eqn& e, size_t) const { return opInfo(e.op).flags.needsBuffer; }
 
 void FuncLowering::analyse() {
   size_t nv = f_.types.size();
@@ -191,7 +147,7 @@ void FuncLowering::analyse() {
   for (const Eqn& e : f_.eqns) {
     bool pure = true;
     if (isFusibleEqn(e)) {
-      pure = isIndexOnly(opInfo(e.op).category);
+      pure = opInfo(e.op).flags.indexOnly;
       for (int in : e.inputs) pure = pure && pureIndex_[in];
     }
     for (int o : e.outputs) pureIndex_[o] = pure;
@@ -378,7 +334,7 @@ std::vector<Loc> FuncLowering::run() {
         break;
       case OpCategory::Reduce: kernelReduce(e, outputLoc(e.outputs[0])); break;
       case OpCategory::ArgReduce: kernelArgReduce(e, outputLoc(e.outputs[0])); break;
-      case OpCategory::Cumulative: {
+      case OpCategory::Cumulative: case OpCategory::AssocScan: {
         std::vector<Loc> outs;
         for (int o : e.outputs) outs.push_back(outputLoc(o));
         kernelCumulative(e, outs);

@@ -213,9 +213,7 @@ ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
       }
       return gen(e.inputs[0], j);
     }
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
+    SCN_CASES_WHERE_NOT(fusible)
       break;
   }
   internalError(std::string("fused read of non-fusible op ") + opName(e.op));
@@ -224,23 +222,12 @@ ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
 bool FuncLowering::flatOK(int v) {
   if (mat_[v]) return true;
   const Eqn& e = f_.eqns.at(def_[v]);
-  switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-    case OpCategory::Reshape:
-      for (int in : e.inputs)
-        if (!flatOK(in)) return false;
-      return true;
-    case OpCategory::Constant: return true;
-    case OpCategory::BroadcastInDim: return uniform(e.inputs[0]);
-    case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
-    case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
-      return false;
-  }
-  return false;
+  const OpInfo& info = opInfo(e.op);
+  if (info.category == OpCategory::BroadcastInDim) return uniform(e.inputs[0]);
+  if (!info.flags.flatThrough) return false;
+  for (int in : e.inputs)
+    if (!flatOK(in)) return false;
+  return true;
 }
 
 // Note [Uniform values]
@@ -253,23 +240,10 @@ bool FuncLowering::uniform(int v) {
   if (numElements(f_.type(v).shape) == 1) return true;
   if (mat_[v]) return false;
   const Eqn& e = f_.eqns.at(def_[v]);
-  switch (opInfo(e.op).category) {
-    case OpCategory::Constant: return true;
-    case OpCategory::BroadcastInDim: case OpCategory::Reshape: case OpCategory::Transpose:
-    case OpCategory::Reverse: case OpCategory::Slice:
-      return uniform(e.inputs[0]);
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-      for (int in : e.inputs)
-        if (!uniform(in)) return false;
-      return true;
-    case OpCategory::Iota: case OpCategory::Concat: case OpCategory::DynamicSlice:
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
-      return false;
-  }
-  return false;
+  if (!opInfo(e.op).flags.uniformThrough) return false;
+  for (int in : e.inputs)
+    if (!uniform(in)) return false;
+  return true;
 }
 
 ExprP FuncLowering::genFlat(int v, const ExprP& L) {
@@ -294,9 +268,7 @@ ExprP FuncLowering::genFlat(int v, const ExprP& L) {
     }
     case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
+    SCN_CASES_WHERE_NOT(fusible)
       break;
   }
   return gen(v, delinearise(L, t.shape));
@@ -617,10 +589,14 @@ Exprs inlineCombiner(const Func& f, const Exprs& a, const Exprs& b) {
     DType t = f.type(e.outputs[0]).dtype;
     std::vector<ExprP> args;
     for (int in : e.inputs) args.push_back(v[in]);
-    switch (opInfo(e.op).category) {
-      case OpCategory::Constant: v[e.outputs[0]] = constOf(*e.attrs.value, t); break;
-      case OpCategory::Convert: v[e.outputs[0]] = convert(t, args[0]); break;
-      default: v[e.outputs[0]] = opExpr(e.op, t, std::move(args)); break;  // checkScalarCombiner
+    OpCategory c = opInfo(e.op).category;
+    if (c == OpCategory::Constant) {
+      v[e.outputs[0]] = constOf(*e.attrs.value, t);
+    } else if (c == OpCategory::Convert) {
+      v[e.outputs[0]] = convert(t, args[0]);
+    } else {
+      SCN_ASSERT(categoryFlags(c).elementwise, "a scalar combiner holds elementwise ops only");  // checkScalarCombiner
+      v[e.outputs[0]] = opExpr(e.op, t, std::move(args));
     }
   }
   Exprs out;

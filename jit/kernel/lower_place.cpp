@@ -35,25 +35,14 @@ namespace {
 /// Whether the producer of var v writes it through outputLoc (so a target is honoured).
 bool writesThroughOutputLoc(const Func& f, int def, int v) {
   const Eqn& e = f.eqns.at(def);
-  switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-    case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-    case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
-    case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-    case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Reduce:
-    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::DotGeneral:
-    case OpCategory::Cond:
-      return true;
-    case OpCategory::Scan: {  // ys only: carries live in their loop slots
-      auto it = std::find(e.outputs.begin(), e.outputs.end(), v);
-      return it - e.outputs.begin() >= e.attrs.numCarry;
-    }
-    case OpCategory::Constant:  // a non-scalar constant is a Const buffer
-      return e.attrs.value && e.attrs.value->size() == 1;
-    case OpCategory::DynamicUpdateSlice: case OpCategory::While:
-      return false;
+  const OpInfo& info = opInfo(e.op);
+  if (info.category == OpCategory::Constant)  // a non-scalar constant is a Const buffer
+    return e.attrs.value && e.attrs.value->size() == 1;
+  if (info.category == OpCategory::Scan) {  // ys only: carries live in their loop slots
+    auto it = std::find(e.outputs.begin(), e.outputs.end(), v);
+    return it - e.outputs.begin() >= e.attrs.numCarry;
   }
-  return false;
+  return info.flags.writesOutputLoc;
 }
 
 }  // namespace

@@ -107,7 +107,7 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
     case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
-    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::Concat:
+    case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
     case OpCategory::While: case OpCategory::Cond:
@@ -233,7 +233,9 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
     case OpCategory::Reduce: case OpCategory::ArgReduce:
       return reduce(c, e, in);
     case OpCategory::Cumulative: case OpCategory::Reverse:
-      return e.op == Op::AssocScan ? assocScan(c, e, in) : shiftAxes(c, e, in);
+      return shiftAxes(c, e, in);
+    case OpCategory::AssocScan:
+      return assocScan(c, e, in);
     case OpCategory::Slice:
       return slice(c, e, in);
     case OpCategory::Transpose: case OpCategory::Reshape: case OpCategory::BroadcastInDim:

@@ -19,20 +19,8 @@ namespace {
 // wrote (seed 001).
 
 bool mapLike(const Func& body) {
-  for (const Eqn& e : body.eqns) {
-    switch (opInfo(e.op).category) {
-      case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
-      case OpCategory::DynamicSlice: case OpCategory::DynamicUpdateSlice:
-        return false;
-      case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
-      case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
-      case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
-      case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::BroadcastInDim:
-      case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
-      case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DotGeneral:
-        break;
-    }
-  }
+  for (const Eqn& e : body.eqns)
+    if (!opInfo(e.op).flags.mapLike) return false;
   return true;
 }
 

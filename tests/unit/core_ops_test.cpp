@@ -68,7 +68,7 @@ Example exampleFor(Op op) {
       a.shape = {2, 3};
       a.axes = {1};
       break;
-    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative:
+    case OpCategory::Reduce: case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan:
       in = {sample(d, {2, 3})};
       a.axes = {1};
       ex.eqn.subs = test::opSubs(op, d);

@@ -1,4 +1,4 @@
-// Tables of the scalar semantics (jit/scalar.hpp) the interpreter and both JITs share.
+// Tables of the scalar semantics (jit/scalar/scalar.inc) the interpreter and both JITs share.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +10,25 @@
 namespace scn {
 namespace {
 
-namespace s = scalar;
+// The ops by name, through the interpreter's dispatch (scalar.inc's functions by op).
+namespace s {
+using scalar::binary, scalar::unary, scalar::compare, scalar::convert, scalar::combinerOf,
+    scalar::identityOf, scalar::isNan;
+#define SCN_TEST_BINARY(fn, op) \
+  template <typename T> T fn(T a, T b) { return binary<T>(Op::op, a, b); }
+#define SCN_TEST_UNARY(fn, op) \
+  template <typename T> T fn(T x) { return unary<T>(Op::op, x); }
+SCN_TEST_BINARY(add, Add) SCN_TEST_BINARY(sub, Sub) SCN_TEST_BINARY(mul, Mul)
+SCN_TEST_BINARY(div, Div) SCN_TEST_BINARY(floorDiv, FloorDiv) SCN_TEST_BINARY(rem, Rem)
+SCN_TEST_BINARY(pow, Pow) SCN_TEST_BINARY(max, Max) SCN_TEST_BINARY(min, Min)
+SCN_TEST_BINARY(bitAnd, And) SCN_TEST_BINARY(bitXor, Xor) SCN_TEST_BINARY(shl, Shl)
+SCN_TEST_BINARY(shr, Shr)
+SCN_TEST_UNARY(neg, Neg) SCN_TEST_UNARY(abs, Abs) SCN_TEST_UNARY(logicalNot, Not)
+SCN_TEST_UNARY(roundHalfEven, Round) SCN_TEST_UNARY(rsqrt, Rsqrt) SCN_TEST_UNARY(sigmoid, Sigmoid)
+SCN_TEST_UNARY(sign, Sign)
+#undef SCN_TEST_BINARY
+#undef SCN_TEST_UNARY
+}  // namespace s
 constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
 constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
 constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();

@@ -141,7 +141,7 @@ std::vector<Case> casesFor(Op op) {
         for (int64_t axis : {0, 1, 2})
           if (axis == 2 || isFloat(t)) cs.push_back(unaryCase(op, t, {4, 5, 6}, axesAttr({axis})));
       break;
-    case OpCategory::Cumulative:
+    case OpCategory::Cumulative: case OpCategory::AssocScan:
       for (DType t : dtypesOf(info.typeClass))
         for (int64_t axis : {0, 1})
           for (bool rev : {false, true}) {

@@ -143,7 +143,7 @@ inline void addOpPrograms(ProgramSet& ps) {
             ps.add(c.f->name, c.ret({c.emit1(op, {x}, axesAttr({ax}))}), {ps.rnd(t, S)});
           }
           break;
-        case OpCategory::Cumulative:
+        case OpCategory::Cumulative: case OpCategory::AssocScan:
           for (int64_t ax : {0, 1})
             for (bool rev : {false, true}) {
               Builder c(name + ".axis" + std::to_string(ax) + (rev ? ".rev" : ""));

@@ -386,7 +386,7 @@ std::vector<Case> casesFor(Op op) {
       cs.push_back(single(op, "axis 0", {T(dt, {3, 2})}, axesAttr({0})));
       cs.push_back(single(op, "axis 1", {T(dt, {3, 2})}, axesAttr({1})));
       break;
-    case OpCategory::Cumulative:
+    case OpCategory::Cumulative: case OpCategory::AssocScan:
       for (int64_t axis : {0, 1})
         for (bool rev : {false, true}) {
           Attrs a = axesAttr({axis});

@@ -1,0 +1,13 @@
+# Writes the file IN into a C++ source OUT as the body of `FUNCTION()` in namespace scn:
+#   MODE=text:   const char* FUNCTION()       (the text, as a raw string)
+#   MODE=binary: std::string_view FUNCTION()  (the bytes)
+if(MODE STREQUAL "text")
+  file(READ ${IN} text)
+  file(WRITE ${OUT} "// Generated from ${IN}; do not edit.\nnamespace scn {\nconst char* ${FUNCTION}() {\n  return R\"scn_embed(${text})scn_embed\";\n}\n}  // namespace scn\n")
+else()
+  file(READ ${IN} hex HEX)
+  string(LENGTH "${hex}" n)
+  math(EXPR bytes "${n} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")
+  file(WRITE ${OUT} "// Generated from ${IN}; do not edit.\n#include <string_view>\nnamespace scn {\nstd::string_view ${FUNCTION}() {\n  static const unsigned char bytes[] = {${body}};\n  return {reinterpret_cast<const char*>(bytes), ${bytes}};\n}\n}  // namespace scn\n")
+endif()

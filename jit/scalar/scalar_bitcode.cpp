@@ -1,0 +1,29 @@
+// jit/scalar/scalar.inc for the CPU backend: compiled by clang-19 to LLVM bitcode at build time
+// (CMakeLists.txt), never by the host compiler. The functions keep their C++ names
+// (_Z7scn_addff is scn_add(float, float)), which the emitter computes
+// (Note [Scalar bitcode] in jit/cpu/llvm_scalar.cpp).
+#include <math.h>
+#include <stdint.h>
+
+typedef int32_t i32;
+typedef int64_t i64;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef float f32;
+typedef double f64;
+#define SCN_FN      // external, so that every function is in the bitcode
+#define SCN_FN_SPEC
+#include "jit/scalar/scalar.inc"
+
+// Every conversion, instantiated (the saturating ones are explicit specializations above).
+#define SCN_CVT_FROM(To, From) template To scn_cvt<To, From>(From);
+#define SCN_CVT_TO(To)                                                                       \
+  SCN_CVT_FROM(To, bool) SCN_CVT_FROM(To, i32) SCN_CVT_FROM(To, i64) SCN_CVT_FROM(To, u32)   \
+  SCN_CVT_FROM(To, u64) SCN_CVT_FROM(To, f32) SCN_CVT_FROM(To, f64)
+SCN_CVT_TO(bool)
+SCN_CVT_TO(i32)
+SCN_CVT_TO(i64)
+SCN_CVT_TO(u32)
+SCN_CVT_TO(u64)
+SCN_CVT_TO(f32)
+SCN_CVT_TO(f64)

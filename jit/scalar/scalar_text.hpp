@@ -1,0 +1,15 @@
+// jit/scalar/scalar.inc as the backends embed it (generated at build time, cmake/embed_file.cmake).
+#pragma once
+
+#include <string_view>
+
+namespace scn {
+
+/// The text of jit/scalar/scalar.inc (the CUDA prelude embeds it).
+const char* scalarSourceText();
+
+/// jit/scalar/scalar_bitcode.cpp compiled to LLVM bitcode by clang-19: the scalar functions as
+/// scn_<op>_<dtype> (Note [Scalar bitcode] in jit/cpu/llvm_scalar.cpp). Defined in scn_cpu.
+std::string_view scalarBitcode();
+
+}  // namespace scn

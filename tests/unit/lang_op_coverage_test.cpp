@@ -1,0 +1,107 @@
+// Walks the op table and names the rule an op lacks (docs/adding-an-op.md). The rules of a
+// category (shape, batching, lowering) are switches over OpCategory that -Werror=switch keeps
+// complete; what a new row can still lack is per op: its scalar function in
+// jit/scalar/scalar.inc (interpreter, LLVM bitcode, CUDA prelude), its combiner, its builtin.
+#include <gtest/gtest.h>
+
+#include "core_test_util.hpp"
+#include "jit/batch.hpp"
+#include "jit/cpu/cpu_backend.hpp"
+#include "jit/scalar.hpp"
+#include "lang/eval.hpp"
+#ifdef SCN_HAVE_CUDA
+#include "jit/cuda/emulation.hpp"
+#endif
+
+namespace scn {
+namespace {
+
+using test::Builder;
+using test::ty;
+
+std::vector<DType> dtypesOf(TypeClass tc) {
+  using enum DType;
+  switch (tc) {
+    case TypeClass::Any: return {Bool, I32, I64, U32, U64, F32, F64};
+    case TypeClass::Num: return {I32, I64, U32, U64, F32, F64};
+    case TypeClass::Float: return {F32, F64};
+    case TypeClass::Int: return {I32, I64, U32, U64};
+    case TypeClass::IntBool: return {Bool, I32, I64, U32, U64};
+  }
+  return {};
+}
+
+/// Small positive values (valid for every op: log, division, shift counts, ...).
+Array sample(DType d) {
+  Array a(d, {4});
+  for (int64_t i = 0; i < a.size(); ++i) a.setDouble(i, d == DType::Bool ? i % 2 : 1 + i);
+  return a;
+}
+
+bool hasScalarFunction(OpCategory c) {
+  return c == OpCategory::Unary || c == OpCategory::Predicate || c == OpCategory::Binary ||
+         c == OpCategory::Compare;
+}
+
+/// f(x0, y0, x1, y1, ...) = (op(x0, y0), op(x1, y1), ...): one result per dtype of the op's class.
+FuncPtr example(Op op, std::vector<Array>& args) {
+  const OpInfo& info = opInfo(op);
+  Builder b(std::string("every_") + info.name);
+  std::vector<int> results;
+  for (DType d : dtypesOf(info.typeClass)) {
+    std::vector<int> in;
+    for (int k = 0; k < info.numInputs; ++k) {
+      in.push_back(b.param(ty(d, {4})));
+      args.push_back(sample(d));
+    }
+    results.push_back(b.emit1(op, in));
+  }
+  return b.ret(results);
+}
+
+TEST(OpCoverage, EveryOpHasEveryRule) {
+  std::unique_ptr<Backend> cpu = makeCpuBackend(2);
+#ifdef SCN_HAVE_CUDA
+  std::unique_ptr<Backend> cudaEmu = cuda::makeCudaEmulationBackend();
+#endif
+  std::vector<std::string> missing;
+  auto check = [&](Op op, const std::string& rule, const auto& body) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      missing.push_back(std::string(opName(op)) + " has no " + rule + ": " + e.what());
+    }
+  };
+  for (Op op : allOps()) {
+    const OpInfo& info = opInfo(op);
+    if (info.category == OpCategory::Reduce || info.category == OpCategory::Cumulative)
+      check(op, "combiner (the Combiner column of jit/ops.def)", [&] { scalar::combinerOf(op); });
+    for (std::string s = info.surface; !s.empty();) {
+      std::string name = s.substr(0, s.find('('));
+      if (!builtins().count(name)) missing.push_back(std::string(opName(op)) + " has no builtin " + name);
+      s = s.find(';') == std::string::npos ? "" : s.substr(s.find(';') + 1);
+      while (!s.empty() && s[0] == ' ') s.erase(0, 1);
+    }
+    if (!hasScalarFunction(info.category)) continue;
+    std::vector<Array> args;
+    FuncPtr f = example(op, args);
+    const std::string fn = std::string("scn_") + info.name;
+    check(op, "interpreter rule (" + fn + " in jit/scalar/scalar.inc)", [&] { interpret(*f, args); });
+    check(op, "batching rule", [&] {
+      batchFunc(*f, std::vector<std::optional<int>>(f->params.size(), 0), 2,
+                std::vector<std::optional<int>>(f->results.size(), 0), Span{});
+    });
+    check(op, "LLVM rule (" + fn + " in jit/scalar/scalar.inc, linked from its bitcode)",
+          [&] { cpu->compile(f)->run(args); });
+#ifdef SCN_HAVE_CUDA
+    check(op, "CUDA rule (" + fn + " in jit/scalar/scalar.inc, the CUDA prelude)",
+          [&] { cudaEmu->compile(f)->run(args); });
+#endif
+  }
+  std::string all;
+  for (const std::string& m : missing) all += m + "\n";
+  EXPECT_TRUE(missing.empty()) << all;
+}
+
+}  // namespace
+}  // namespace scn
