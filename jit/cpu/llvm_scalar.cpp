@@ -78,6 +78,15 @@ Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Valu
   if (info.category == OpCategory::Select) return b.CreateSelect(a[0], a[1], a[2]);
   SCN_ASSERT(info.flags.elementwise && info.category != OpCategory::Convert,
              "emitScalarOp: not a scalar op");
+  if (b.getFastMathFlags().allowReassoc() && isFloat(t)) {
+    // A reduction's accumulation (Note [Blocked reductions]) carries `reassoc` so that the loop
+    // vectoriser can split it into lanes; a call cannot carry the flag, so the four combiners a
+    // float reduction uses are LLVM's own operations, of exactly scalar.inc's semantics.
+    if (op == Op::Add) return b.CreateFAdd(a[0], a[1]);
+    if (op == Op::Mul) return b.CreateFMul(a[0], a[1]);
+    if (op == Op::Max) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, a[0], a[1]);
+    if (op == Op::Min) return b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, a[0], a[1]);
+  }
   std::string fn = std::string("scn_") + info.name;
   std::string name = "_Z" + std::to_string(fn.size()) + fn + std::string(a.size(), mangledType(t));
   bool toBool = info.category == OpCategory::Predicate || info.category == OpCategory::Compare;
