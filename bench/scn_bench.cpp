@@ -12,7 +12,7 @@
 
 #include "bench/harness.hpp"
 #include "jit/cpu/host_blocks.hpp"
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 using namespace scn;
 using namespace scn::bench;

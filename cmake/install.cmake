@@ -11,15 +11,18 @@ get_filename_component(SCN_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 # visibility and --exclude-libs hides every symbol of the static libraries, so a host that links
 # its own LLVM or its own copy of a helper library meets no clashes. LLVM stays the shared
 # libLLVM, found through the library's RUNPATH.
-set(SCN_STATIC_LIBS scn_core scn_transform scn_kernel scn_frontend scn_cpu scn_lang)
+set(SCN_STATIC_LIBS scn_base scn_core scn_transform scn_kernel scn_frontend scn_lang scn_driver)
+if(TARGET scn_cpu)
+  list(APPEND SCN_STATIC_LIBS scn_cpu)
+endif()
 if(TARGET scn_cuda)
   list(APPEND SCN_STATIC_LIBS scn_cuda)
 endif()
 set_target_properties(${SCN_STATIC_LIBS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-add_library(scn_shared SHARED ${SCN_ROOT}/lang/api.cpp ${SCN_ROOT}/lang/api_c.cpp)
+add_library(scn_shared SHARED ${SCN_ROOT}/driver/api.cpp ${SCN_ROOT}/driver/api_c.cpp)
 add_library(scn::scn ALIAS scn_shared)
-target_link_libraries(scn_shared PRIVATE scn_lang)
+target_link_libraries(scn_shared PRIVATE scn_driver)
 target_include_directories(scn_shared PUBLIC
   $<BUILD_INTERFACE:${SCN_ROOT}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "jit/scalar.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

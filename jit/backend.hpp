@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@ struct RunStats {
   /// Arguments the caller passed in host memory are not counted.
   size_t peakBytes = 0;
   size_t copiedBytes = 0;  // bytes copied for loop carries (the goal is 0)
+};
+
+/// Thrown by a backend's compile for an op it cannot lower, so the caller can fall back to the
+/// interpreter. (Every op of the table is lowered today; the type stays for new ops.)
+struct UnsupportedOnBackend : std::runtime_error {
+  std::string op;
+  UnsupportedOnBackend(const std::string& backend, std::string opName)
+      : std::runtime_error("the " + backend + " backend does not support " + opName), op(std::move(opName)) {}
 };
 
 /// A compiled function: call it with arrays matching the Func's parameter types.

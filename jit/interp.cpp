@@ -5,7 +5,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/interp_kernels.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

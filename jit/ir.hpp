@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jit/array.hpp"
-#include "lang/source.hpp"
+#include "base/source.hpp"
 
 namespace scn {
 

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "jit/ir.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 // ---- the scalar functions, as C++ (global scope: every name starts with scn_) ----
 namespace scn::scalar {

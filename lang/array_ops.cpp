@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <numeric>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {

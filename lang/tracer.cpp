@@ -2,7 +2,7 @@
 #include "lang/tracer.hpp"
 
 #include "lang/array_ops.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

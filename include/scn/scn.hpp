@@ -215,7 +215,7 @@ class HostArray {
 
 class Context;
 namespace detail {
-struct Access;  // the C API's way in (lang/api.cpp); not for hosts
+struct Access;  // the C API's way in (driver/api.cpp); not for hosts
 }
 
 /// A handle on a function a loaded program defined (or a builtin). Cheap to copy. It keeps its

@@ -20,7 +20,7 @@
 #include "jit/cpu/object_cache.hpp"
 #include "jit/cpu/runtime.hpp"
 #include "jit/kernel/kernel_ir.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 
@@ -214,6 +214,8 @@ std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
   o.optLevel = optLevel;
   return makeCpuBackend(o);
 }
+
+std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lower(*f, cpu::cpuLowerOptions())); }
 
 std::string emitLLVM(const FuncPtr& f, int optLevel) {
   kir::Program prog = kir::lower(*f, cpu::cpuLowerOptions());

@@ -15,14 +15,6 @@ namespace scn {
 
 struct Diagnostic;
 
-/// Thrown by the CPU backend's compile for an op it cannot lower, so the caller can fall back
-/// to the interpreter. (Every op of the table is lowered today; the type stays for new ops.)
-struct UnsupportedOnBackend : std::runtime_error {
-  std::string op;
-  explicit UnsupportedOnBackend(std::string opName)
-      : std::runtime_error("the CPU backend does not support " + opName), op(std::move(opName)) {}
-};
-
 /// Choices of the CPU backend.
 struct CpuOptions {
   /// LLVM's pipeline, 0..3 (2 = O2).
@@ -44,6 +36,8 @@ struct CpuOptions {
 std::unique_ptr<Backend> makeCpuBackend(const CpuOptions& opts);
 std::unique_ptr<Backend> makeCpuBackend(int optLevel = 2);
 
+/// The kernel IR the CPU backend compiles for `f` (--emit=kernels).
+std::string emitKernels(const FuncPtr& f);
 /// Optimised LLVM IR text of `f` (--emit=llvm).
 std::string emitLLVM(const FuncPtr& f, int optLevel = 2);
 /// Host assembly of `f` (--emit=asm).

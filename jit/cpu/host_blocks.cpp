@@ -9,7 +9,7 @@
 
 #include <sys/mman.h>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cpu {
 

@@ -10,7 +10,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "jit/cpu/llvm_emit.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cpu {
 

@@ -17,7 +17,7 @@
 
 #include "jit/cpu/llvm_emit.hpp"
 #include "jit/cpu/runtime.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cpu {
 

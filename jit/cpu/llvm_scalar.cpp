@@ -8,7 +8,7 @@
 
 #include "jit/cpu/llvm_emit.hpp"
 #include "jit/scalar/scalar_text.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cpu {
 

@@ -16,7 +16,7 @@
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 #ifndef SCN_VERSION
 #define SCN_VERSION "0.0.0"

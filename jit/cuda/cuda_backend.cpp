@@ -13,7 +13,7 @@
 #include "jit/cuda/nvrtc.hpp"
 #include "jit/cuda/steps.hpp"
 #include "jit/kernel/kernel_ir.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 

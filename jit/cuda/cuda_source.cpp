@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 
@@ -451,6 +451,8 @@ kir::LowerOptions cudaLowerOptions() {
   o.reduceSerialMax = 32;
   return o;
 }
+
+std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lower(*f, cudaLowerOptions())); }
 
 std::string emitCuda(const FuncPtr& f) {
   kir::Program p = kir::lower(*f, cudaLowerOptions());

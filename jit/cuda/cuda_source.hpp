@@ -67,6 +67,8 @@ inline constexpr int64_t kSinglePassScanMin = 1024;
 
 /// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda).
 std::string emitCuda(const FuncPtr& f);
+/// The kernel IR the CUDA backend compiles for `f` (--emit=kernels in a build without LLVM).
+std::string emitKernels(const FuncPtr& f);
 
 /// Threads per block of every launch, and the grid for a kernel of `points` parallel points
 /// (capped: the kernels loop with a grid stride).

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 

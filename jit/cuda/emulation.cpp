@@ -14,7 +14,7 @@
 #include <fstream>
 #include <unordered_map>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 

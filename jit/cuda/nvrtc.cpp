@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "jit/cuda/cuda_source.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::cuda {
 

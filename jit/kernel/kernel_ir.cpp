@@ -6,7 +6,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::kir {
 

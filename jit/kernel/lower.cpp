@@ -4,7 +4,7 @@
 #include <set>
 
 #include "jit/kernel/lower_impl.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::kir {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "jit/kernel/lower_impl.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::kir {
 

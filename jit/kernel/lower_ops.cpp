@@ -7,7 +7,7 @@
 
 #include "jit/kernel/lower_impl.hpp"
 #include "jit/scalar.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::kir {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "jit/transform/batch_rules.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 namespace batching {

@@ -1,7 +1,7 @@
 // Batching rules of the control-flow ops (scan, while, cond) and the per-lane loop used when
 // a gather-like op has batched indices.
 #include "jit/transform/batch_rules.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::batching {
 

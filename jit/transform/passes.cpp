@@ -3,7 +3,7 @@
 
 #include "jit/batch.hpp"
 #include "jit/transform/batch_rules.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "lang/diagnostics.hpp"
-#include "lang/source.hpp"
+#include "base/diagnostics.hpp"
+#include "base/source.hpp"
 #include "lang/syntax/ast.hpp"
 
 namespace scn {

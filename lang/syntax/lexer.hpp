@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lang/diagnostics.hpp"
-#include "lang/source.hpp"
+#include "base/diagnostics.hpp"
+#include "base/source.hpp"
 
 namespace scn {
 

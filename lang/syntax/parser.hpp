@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "lang/diagnostics.hpp"
-#include "lang/source.hpp"
+#include "base/diagnostics.hpp"
+#include "base/source.hpp"
 #include "lang/syntax/ast.hpp"
 
 namespace scn {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 #include "lang/syntax/ast.hpp"
 #include "lang/syntax/lexer.hpp"
 

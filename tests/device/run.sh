@@ -58,7 +58,7 @@ if [ "$mode" = none ]; then
   mkdir -p "$BIN/obj"
   CXX=${CXX:-c++}
   FLAGS="-std=c++20 -O2 -I$ROOT -I$ROOT/include -isystem $CUDA_HOME/include"
-  srcs=$(ls "$ROOT"/lang/diagnostics.cpp "$ROOT"/jit/*.cpp "$ROOT"/jit/kernel/*.cpp "$ROOT"/jit/cuda/*.cpp)
+  srcs=$(ls "$ROOT"/base/diagnostics.cpp "$ROOT"/jit/*.cpp "$ROOT"/jit/kernel/*.cpp "$ROOT"/jit/cuda/*.cpp)
   if [ -n "$GT" ]; then
     srcs="$srcs $GT/googletest/src/gtest-all.cc $GT/googletest/src/gtest_main.cc"
     FLAGS="$FLAGS -I$GT/googletest/include -I$GT/googletest"

@@ -22,7 +22,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "fuzz_util.hpp"
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 namespace scn {
 namespace {

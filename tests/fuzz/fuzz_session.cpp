@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "fuzz_util.hpp"
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 using namespace scn;
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include <cstdio>
 
 #include "fuzz_util.hpp"
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 #include "program_gen.hpp"
 
 using namespace scn;

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <thread>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::fuzz {
 

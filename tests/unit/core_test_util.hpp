@@ -8,7 +8,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/ir.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::test {
 

@@ -15,7 +15,7 @@
 
 #include "jit/cpu/cpu_backend.hpp"
 #include "kernel_test_util.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 namespace {

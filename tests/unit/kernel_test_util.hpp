@@ -11,7 +11,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/ir.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 #include "core_test_util.hpp"
 
 namespace scn::ktest {

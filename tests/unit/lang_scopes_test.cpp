@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 namespace scn {
 namespace {

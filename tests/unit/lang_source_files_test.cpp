@@ -1,4 +1,4 @@
-// Reading program files (lang/source_files.cpp) through a Session: an interrupt stops the read,
+// Reading program files (driver/source_files.cpp) through a Session: an interrupt stops the read,
 // a FIFO is refused at once, a file whose size the system does not know is read to its end, and
 // the diagnostics the session keeps still render after the program that made them is gone
 // (Note [Source lifetime]).
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 namespace scn {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/batch.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

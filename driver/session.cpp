@@ -1,18 +1,19 @@
 // Sessions: parse, evaluate, pick a backend, compile and cache, report diagnostics.
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 #include <chrono>
 #include <limits>
 
-#include "jit/cpu/cpu_backend.hpp"
+#include "driver/emit.hpp"
+#include "driver/source_files.hpp"
 #include "jit/transform/passes.hpp"
+#ifdef SCN_HAVE_LLVM
+#include "jit/cpu/cpu_backend.hpp"
+#endif
 #ifdef SCN_HAVE_CUDA
 #include "jit/cuda/cuda_backend.hpp"
-#include "jit/cuda/cuda_source.hpp"
 #include "jit/cuda/emulation.hpp"
-#include "jit/cuda/nvrtc.hpp"
 #endif
-#include "lang/source_files.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -59,19 +60,28 @@ void Session::reset() {
 bool Session::setBackend(const std::string& name) {
   std::string chosen = name;
   if (name == "auto") {
+#ifdef SCN_HAVE_LLVM
     chosen = "cpu";
+#else
+    chosen = "interp";
+#endif
 #ifdef SCN_HAVE_CUDA
     if (cuda::cudaUsable()) chosen = "cuda";  // a usable GPU, else the CPU
 #endif
   }
   try {
     if (chosen == "cpu") {
+#ifdef SCN_HAVE_LLVM
       CpuOptions co;
       co.optLevel = opts_.optLevel;
       if (!opts_.cacheDir.empty()) co.cacheDir = opts_.cacheDir + "/cpu";
       co.interrupt = &interrupt_;
       co.warn = [this](const Diagnostic& d) { report(d); };
       backend_ = makeCpuBackend(co);
+#else
+      fail("E0420", Span{}, "the CPU backend is not available in this build (built with SCN_WITH_LLVM=OFF)",
+           "use --backend=interp, or rebuild with LLVM");
+#endif
     } else if (chosen == "interp") {
       backend_ = makeInterpreterBackend(&interrupt_);
     } else if (chosen == "cuda-emu") {
@@ -281,19 +291,7 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     return false;
   }
   try {
-    if (stage == "ir") out = printFunc(*captured);
-    else if (stage == "llvm") out = emitLLVM(captured, opts_.optLevel);
-    else if (stage == "asm") out = emitAsm(captured, opts_.optLevel);
-#ifdef SCN_HAVE_CUDA
-    else if (stage == "cuda") out = cuda::emitCuda(runPipeline(*captured, {}));
-    else if (stage == "ptx") out = cuda::emitPtx(runPipeline(*captured, {}));
-#endif
-#ifdef SCN_HAVE_CUDA
-    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call", "stages: ir, llvm, asm, cuda, ptx");
-#else
-    else fail("E0505", Span{}, "cannot emit `" + stage + "` for a call",
-              "stages: ir, llvm, asm (cuda and ptx need a build with the CUDA toolkit)");
-#endif
+    out = emitFuncStage(stage, runPipeline(*captured, {}), opts_.optLevel);
   } catch (const UserError& e) {
     report(e.diag);
     return false;

@@ -12,7 +12,7 @@
 #include "scn/scn.hpp"
 
 namespace scn::detail {
-// Defined in lang/api.cpp: report a C-level argument error (E0601) through the context.
+// Defined in driver/api.cpp: report a C-level argument error (E0601) through the context.
 Status invalidArgument(Context& c, const std::string& message, const std::string& help);
 Status invalidArgument(const Function& f, const std::string& message, const std::string& help);
 // Runs `body` with the context taken, or fails as a call from a second thread does (Note [One

@@ -8,19 +8,15 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "jit/ir.hpp"
-#include "jit/cpu/cpu_backend.hpp"
-#include "jit/transform/passes.hpp"
-#ifdef SCN_HAVE_CUDA
-#include "jit/cuda/cuda_source.hpp"
-#include "jit/cuda/nvrtc.hpp"
-#endif
-#include "lang/cli_output.hpp"
-#include "lang/repl.hpp"
-#include "lang/session.hpp"
-#include "lang/source_files.hpp"
+#include "driver/cli_output.hpp"
+#include "driver/emit.hpp"
+#include "driver/repl.hpp"
+#include "driver/session.hpp"
+#include "driver/source_files.hpp"
 #include "lang/syntax/ast_print.hpp"
 #include "lang/syntax/parser.hpp"
+#include "jit/ir.hpp"
+#include "jit/transform/passes.hpp"
 
 namespace {
 
@@ -36,10 +32,10 @@ options:
   --backend=NAME        cpu (LLVM JIT), interp (reference interpreter), cuda (NVRTC, a GPU),
                         cuda-emu (the CUDA code compiled for the host: for testing), or auto
                         (default: a usable GPU, else cpu)
-  --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, llvm, asm,
-                        cuda, ptx) running: tokens | ast | ir | llvm | asm | cuda | ptx
-                        (ir, llvm, ... print each compiled function after optimisation;
-                        cuda and ptx need only NVRTC, not a GPU)
+  --emit=STAGE          print a stage instead of (tokens, ast) or while (ir, kernels,
+                        llvm, asm, cuda, ptx) running: tokens | ast | ir | kernels | llvm |
+                        asm | cuda | ptx (ir, kernels, ... print each compiled function after
+                        optimisation; cuda and ptx need only NVRTC, not a GPU)
   --print-after=PASS    print the IR after an optimisation pass (scan-to-map,
                         drop-identity-reshapes, dce) or after each (all); "unchanged" when
                         the pass changed nothing
@@ -129,13 +125,11 @@ int runCommand(int argc, char** argv) {
       backend = a.substr(10);
     } else if (a.rfind("--emit=", 0) == 0) {
       emit = a.substr(7);
-      if (emit != "tokens" && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm" &&
-          emit != "cuda" && emit != "ptx")
-        return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, ir, llvm, asm, cuda, ptx)");
-#ifndef SCN_HAVE_CUDA
-      if (emit == "cuda" || emit == "ptx")
-        return usageError("--emit=" + emit + " needs the CUDA toolkit at build time; this scn was built without it");
-#endif
+      if (emit != "tokens" && emit != "ast" && !scn::isFuncStage(emit))
+        return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, " + scn::funcStageList() + ")");
+      if (scn::isFuncStage(emit) && scn::funcStageList().find(emit) == std::string::npos)
+        return usageError("--emit=" + emit + " is not available: this scn was built without " +
+                          (emit == "llvm" || emit == "asm" ? "LLVM" : "the CUDA toolkit"));
     } else if (a.rfind("--print-after=", 0) == 0) {
       printAfter = a.substr(14);
       bool known = printAfter == "all";
@@ -177,17 +171,11 @@ int runCommand(int argc, char** argv) {
   opts.cacheDir = haveCacheDir ? cacheDir : defaultCacheDir();
   opts.out = [](const std::string& s) { scn::writeStdout(s); };
   opts.onDiagnostic = [color](const scn::Diagnostic& d) { show(d, color); };
-  if (emit == "ir" || emit == "llvm" || emit == "asm" || emit == "cuda" || emit == "ptx") {
+  if (scn::isFuncStage(emit)) {
     opts.onCompile = [emit, optLevel](const scn::FuncPtr& f) {
       std::string text;
       try {
-        if (emit == "ir") text = scn::printFunc(*f);
-        else if (emit == "llvm") text = scn::emitLLVM(f, optLevel);
-        else if (emit == "asm") text = scn::emitAsm(f, optLevel);
-#ifdef SCN_HAVE_CUDA
-        else if (emit == "cuda") text = scn::cuda::emitCuda(f);
-        else text = scn::cuda::emitPtx(f);
-#endif
+        text = scn::emitFuncStage(emit, f, optLevel);
       } catch (const scn::UserError& e) {
         text = scn::render(e.diag);
       }

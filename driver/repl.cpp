@@ -1,5 +1,5 @@
 // The REPL loop and its `:commands`.
-#include "lang/repl.hpp"
+#include "driver/repl.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,7 +16,8 @@
 #include <editline/readline.h>
 #endif
 
-#include "lang/cli_output.hpp"
+#include "driver/cli_output.hpp"
+#include "driver/emit.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -44,7 +45,8 @@ void onInterrupt(int) {
 const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
   :help              this text
   :type EXPR         dtype and shape of a value
-  :ir CALL           the traced IR of a function call, e.g. :ir f(x)
+  :ir CALL           the IR of a function call after optimisation, e.g. :ir f(x)
+  :kernels CALL      its loop-level kernel IR (fused loops and buffers)
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
   :cuda CALL         its CUDA C++                  :ptx CALL   its PTX (NVRTC; no GPU needed)
   :time EXPR         compile once, then time runs (median, min, max, count)
@@ -111,7 +113,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
         out << describe(v) << "\n";
       }
     }
-  } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":asm" || cmd == ":cuda" || cmd == ":ptx") {
+  } else if (isFuncStage(cmd.substr(1))) {
     std::string text;
     if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
   } else if (cmd == ":mem") {

@@ -4,7 +4,7 @@
 #include <istream>
 #include <ostream>
 
-#include "lang/session.hpp"
+#include "driver/session.hpp"
 
 namespace scn {
 

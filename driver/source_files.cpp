@@ -1,5 +1,5 @@
 // Reading program files: regular files only, bounded in size, stoppable by an interrupt.
-#include "lang/source_files.hpp"
+#include "driver/source_files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lang/source.hpp"
+#include "base/source.hpp"
 
 namespace scn {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "jit/backend.hpp"
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 #include "lang/eval.hpp"
 
 namespace scn {

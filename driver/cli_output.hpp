@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn {
 

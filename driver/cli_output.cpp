@@ -1,5 +1,5 @@
 // Standard output of the command line and the REPL (Note [Output errors]).
-#include "lang/cli_output.hpp"
+#include "driver/cli_output.hpp"
 
 #include <cerrno>
 #include <csignal>

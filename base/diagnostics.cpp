@@ -1,5 +1,5 @@
 // Diagnostic sink, source line tables and the text renderer used by the CLI and REPL.
-#include "lang/diagnostics.hpp"
+#include "base/diagnostics.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "jit/array.hpp"
+#ifdef SCN_HAVE_LLVM
 #include "jit/cpu/host_blocks.hpp"
-#include "lang/session.hpp"
+#endif
+#include "driver/session.hpp"
 
 #ifndef SCN_VERSION
 #define SCN_VERSION "0.0.0"
@@ -545,7 +547,7 @@ Result<std::vector<HostArray>> Function::call(const ArrayView* inputs, size_t n)
 
 namespace detail {
 
-/// What lang/api_c.cpp needs beyond the public C++ API: reporting its own argument errors
+/// What driver/api_c.cpp needs beyond the public C++ API: reporting its own argument errors
 /// through the context's callback, so C hosts see them like every other diagnostic.
 struct Access {
   static Status invalidArgument(Context::Impl& cx, const std::string& message, const std::string& help) {
@@ -592,8 +594,14 @@ size_t dataTypeSize(DataType t) { return validDataType(t) ? dtypeSize(static_cas
 
 const char* version() { return SCN_VERSION; }
 
+// The CPU backend keeps freed host blocks for reuse; a build without it holds none.
+#ifdef SCN_HAVE_LLVM
 size_t reusableMemoryBytes() { return cpu::recycledBytes(); }
 
 void setReusableMemoryLimit(size_t bytes) { cpu::setRecycleLimit(bytes); }
+#else
+size_t reusableMemoryBytes() { return 0; }
+void setReusableMemoryLimit(size_t) {}
+#endif
 
 }  // namespace scn
