@@ -229,7 +229,7 @@ class Evaluator {
     std::vector<std::weak_ptr<const void>> keyedFunctions;
   };
   /// The compiled signatures of one closure, which the cache does not keep alive (Note [Cache
-  /// lifetime] in eval.cpp).
+  /// lifetime] in compile_cache.cpp).
   struct FnCache {
     std::weak_ptr<const Closure> closure;
     std::map<std::string, Compiled> entries;
