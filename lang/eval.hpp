@@ -235,6 +235,15 @@ class Evaluator {
     std::map<std::string, Compiled> entries;
   };
   FnCache& cacheOf(const std::shared_ptr<Closure>& closure);
+  /// The entry for a signature key, if it is still valid (else it is dropped).
+  const Compiled* lookUpCompiled(FnCache& fnCache, const std::string& key);
+  /// Traces `c` for the call's signature and stores the entry; null when the result is not a
+  /// pytree (nothing to compile).
+  const Compiled* traceCompiled(const Closure& c, const std::vector<Value>& bound, Span span,
+                                const std::string& key, FnCache& fnCache, CallRecord& rec);
+  /// Runs an entry on the call's arguments, records the call (--stats) and rebuilds the result.
+  Value runCompiled(const Compiled& entry, const std::vector<Param>& params,
+                    const std::vector<Value>& bound, Span span, CallRecord& rec);
   static bool keyedAlive(const Compiled& entry);
   void sweepCache();
 
