@@ -229,12 +229,21 @@ class Evaluator {
     std::vector<std::weak_ptr<const void>> keyedFunctions;
   };
   /// The compiled signatures of one closure, which the cache does not keep alive (Note [Cache
-  /// lifetime] in eval.cpp).
+  /// lifetime] in compile_cache.cpp).
   struct FnCache {
     std::weak_ptr<const Closure> closure;
     std::map<std::string, Compiled> entries;
   };
   FnCache& cacheOf(const std::shared_ptr<Closure>& closure);
+  /// The entry for a signature key, if it is still valid (else it is dropped).
+  const Compiled* lookUpCompiled(FnCache& fnCache, const std::string& key);
+  /// Traces `c` for the call's signature and stores the entry; null when the result is not a
+  /// pytree (nothing to compile).
+  const Compiled* traceCompiled(const Closure& c, const std::vector<Value>& bound, Span span,
+                                const std::string& key, FnCache& fnCache, CallRecord& rec);
+  /// Runs an entry on the call's arguments, records the call (--stats) and rebuilds the result.
+  Value runCompiled(const Compiled& entry, const std::vector<Param>& params,
+                    const std::vector<Value>& bound, Span span, CallRecord& rec);
   static bool keyedAlive(const Compiled& entry);
   void sweepCache();
 

@@ -1,0 +1,159 @@
+// Calling values: dispatch on the callee's kind, binding arguments to parameters, inlining a
+// closure (the call depth limit, E0104), and tracing a function or a C++ body into a child trace.
+#include "lang/eval.hpp"
+
+#include "base/diagnostics.hpp"
+#include "lang/eval_internal.hpp"
+
+namespace scn {
+
+namespace {
+constexpr int kMaxCallDepth = 200;  // nested calls while tracing (recursion guard)
+}  // namespace
+
+Value Evaluator::call(const Value& callee, CallArgs& args) {
+  switch (callee.kind) {
+    case ValueKind::Closure: return callClosure(callee.closure, args);
+    case ValueKind::Builtin: return callee.builtin->fn(*this, args);
+    case ValueKind::Vmap: return callVmap(*callee.vmap, args);
+    case ValueKind::DType: {
+      if (args.pos.size() != 1 || !args.kw.empty())
+        fail("E0220", args.span, std::string(dtypeName(callee.dtype)) + "(x) takes one argument");
+      AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
+      return Value::ofArray(ops_.cast(x, callee.dtype, args.span));
+    }
+    case ValueKind::Array: case ValueKind::Tuple: case ValueKind::None: case ValueKind::String:
+      break;
+  }
+  fail("E0216", args.span, describe(callee) + " is not callable");
+}
+
+std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
+  const auto& params = *c.params;
+  std::vector<std::optional<Value>> bound(params.size());
+  std::vector<Span> spans(params.size(), args.span);
+  if (args.pos.size() > params.size())
+    fail("E0220", args.span,
+         "`" + c.name + "` takes " + std::to_string(params.size()) + " argument" +
+             (params.size() == 1 ? "" : "s") + " but " + std::to_string(args.pos.size()) + " were given");
+  for (size_t i = 0; i < args.pos.size(); ++i) {
+    bound[i] = args.pos[i];
+    if (i < args.posSpans.size()) spans[i] = args.posSpans[i];
+  }
+  for (size_t k = 0; k < args.kw.size(); ++k) {
+    size_t i = 0;
+    while (i < params.size() && params[i].name != args.kw[k].first) ++i;
+    if (i == params.size())
+      fail("E0221", args.kwSpans[k], "`" + c.name + "` has no parameter `" + args.kw[k].first + "`");
+    if (bound[i]) fail("E0215", args.kwSpans[k], "argument `" + args.kw[k].first + "` given twice");
+    bound[i] = args.kw[k].second;
+    spans[i] = args.kwSpans[k];
+  }
+  std::vector<Value> out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!bound[i])
+      fail("E0220", args.span, "`" + c.name + "` is missing the argument `" + params[i].name + "`");
+    out.push_back(*bound[i]);
+  }
+  // Static parameters need static values: checked here, once, for both call paths.
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i].isStatic) continue;
+    std::vector<AVal> leaves;
+    TreeDef def;
+    Span argSpan = spans[i];
+    if (out[i].isArray() || out[i].isTuple()) {
+      flatten(out[i], leaves, def, argSpan, "a static argument");
+      for (const AVal& l : leaves)
+        concreteOrError(l, StaticUse::StaticParam, argSpan, "`" + params[i].name + "` of `" + c.name + "`");
+    }
+  }
+  return out;
+}
+
+Value Evaluator::callClosure(const std::shared_ptr<Closure>& c, CallArgs& args) {
+  std::vector<Value> bound = bindParams(*c, args);
+  if (tracer_.tracing()) return inlineClosure(*c, std::move(bound));
+  return callCompiled(c, std::move(bound), args.span);
+}
+
+Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound) {
+  if (++depth_ > kMaxCallDepth) {
+    depth_ = 0;
+    fail("E0104", c.span, "calls nest deeper than " + std::to_string(kMaxCallDepth) +
+                              " levels while tracing `" + c.name + "` (recursion?)",
+         "functions are inlined when traced; recursion needs a static base case, or use "
+         "`while_loop` / `scan`");
+  }
+  struct DepthGuard {
+    int& d;
+    ~DepthGuard() { if (d > 0) --d; }
+  } guard{depth_};
+  Running running{running_, c.program};
+  auto scope = std::make_shared<Env>(c.env, true);
+  ScopeEnd end{scopes_, scope};
+  for (size_t i = 0; i < bound.size(); ++i)
+    if ((*c.params)[i].name != "_") scope->define((*c.params)[i].name, bound[i]);
+  try {
+    return eval(*c.body, scope);
+  } catch (const UserError&) {
+    keepForError(c.program);  // the closure may be a temporary that the unwinding frees
+    throw;
+  }
+}
+
+Evaluator::Traced Evaluator::traceFunction(const Value& fn, const std::vector<Value>& abstractArgs,
+                                           Span span, const std::string& name,
+                                           const std::string& originWhat) {
+  return traceBody(
+      [&](const std::vector<Value>& params) {
+        CallArgs args;
+        args.pos = params;
+        args.posSpans.assign(params.size(), span);
+        args.span = span;
+        return call(fn, args);
+      },
+      abstractArgs, span, name, originWhat);
+}
+
+Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vector<Value>&)>& body,
+                                       const std::vector<Value>& abstractArgs, Span span,
+                                       const std::string& name, const std::string& originWhat) {
+  Traced t;
+  t.trace = std::make_unique<Trace>(tracer_.current(), name);
+  std::vector<Value> params;
+  std::vector<int> paramVars;
+  auto origin = std::make_shared<Origin>();
+  origin->description = originWhat;
+  origin->declSpan = span;
+  for (const Value& a : abstractArgs) {
+    std::vector<AVal> leaves;
+    TreeDef def;
+    flatten(a, leaves, def, span, name.c_str());
+    std::vector<AVal> abs;
+    for (const AVal& leaf : leaves) {
+      AVal l = defaultize(leaf, span);
+      abs.push_back(t.trace->newParam(l.type, l.weak, l.origin ? l.origin : origin));
+      paramVars.push_back(abs.back().var);
+    }
+    size_t pos = 0;
+    params.push_back(unflatten(def, abs, pos));
+  }
+  t.trace->func().params.clear();
+  Value result;
+  tracer_.withTrace(*t.trace, [&] {
+    result = body(params);
+    flatten(result, t.outLeaves, t.outTree, span, (name + " result").c_str());
+    std::vector<int> results;
+    for (AVal& l : t.outLeaves) results.push_back(tracer_.varOf(l));
+    t.trace->finish(paramVars, results);
+  });
+  t.func = t.trace->funcPtr();
+  return t;
+}
+
+Value Evaluator::callVmap(const VmapFn& v, CallArgs& args) {
+  extern Value applyVmap(Evaluator & ev, const VmapFn& v, CallArgs& args);
+  return applyVmap(*this, v, args);
+}
+
+}  // namespace scn

@@ -1,0 +1,280 @@
+// The compile cache: a closure called outside a trace is traced once per signature, compiled and
+// reused while its captured variables (Note [Captured variables]) and keyed functions live (Note
+// [Cache lifetime]).
+#include "lang/eval.hpp"
+
+#include <chrono>
+#include <sstream>
+
+#include "base/diagnostics.hpp"
+
+namespace scn {
+
+namespace {
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+const void* identity(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: return v.array.get();
+    case ValueKind::Tuple: return v.elems.get();
+    case ValueKind::Closure: return v.closure.get();
+    case ValueKind::Builtin: return v.builtin;
+    case ValueKind::Vmap: return v.vmap.get();
+    case ValueKind::None: case ValueKind::String: case ValueKind::DType: return nullptr;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const void> payload(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: return v.array;
+    case ValueKind::Tuple: return v.elems;
+    case ValueKind::Closure: return v.closure;
+    case ValueKind::Vmap: return v.vmap;
+    case ValueKind::Builtin: case ValueKind::None: case ValueKind::String: case ValueKind::DType:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The part of a signature one argument contributes to the compile-cache key.
+void keyOf(const Value& v, bool isStatic, std::ostringstream& key) {
+  switch (v.kind) {
+    case ValueKind::Array: {
+      const AVal& a = *v.array;
+      key << typeString(a.type) << (a.weak ? "w" : "");
+      if (isStatic) key << "=" << formatArray(*a.concrete);
+      key << ";";
+      return;
+    }
+    case ValueKind::Tuple:
+      key << "(";
+      for (const Value& x : *v.elems) keyOf(x, isStatic, key);
+      key << ")";
+      return;
+    case ValueKind::None: key << "None;"; return;
+    case ValueKind::String: key << "s:" << v.str << ";"; return;
+    case ValueKind::Closure: key << "fn@" << v.closure.get() << ";"; return;
+    case ValueKind::Builtin: key << "b:" << v.builtin->name << ";"; return;
+    case ValueKind::Vmap: key << "vmap@" << v.vmap.get() << ";"; return;
+    case ValueKind::DType: key << "dt:" << dtypeName(v.dtype) << ";"; return;
+  }
+}
+
+// Whether the compiled code takes an argument as arrays (its leaves become parameters of the
+// trace); any other (static, None, a function, a string, a dtype) is in the key and the trace
+// sees it as it is.
+bool passedAsArrays(const Param& p, const Value& v) { return !p.isStatic && (v.isArray() || v.isTuple()); }
+
+// The compile-cache key of a call: each argument's type, and its value when static. Weak array
+// arguments take their default dtype first, in `bound` too, so the trace sees what the key says.
+std::string signatureKey(const std::vector<Param>& params, std::vector<Value>& bound, Span span) {
+  std::ostringstream keyStream;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (passedAsArrays(params[i], bound[i])) {
+      std::vector<AVal> leaves;
+      TreeDef def;
+      Evaluator::flatten(bound[i], leaves, def, span, "a function argument");
+      std::vector<AVal> dl;
+      for (AVal& l : leaves) dl.push_back(defaultize(l, span));
+      size_t pos = 0;
+      bound[i] = Evaluator::unflatten(def, dl, pos);
+    }
+    keyOf(bound[i], params[i].isStatic, keyStream);
+  }
+  return keyStream.str();
+}
+
+// The arguments a trace of `c` is made on: each array leaf a new parameter of `trace` (listed in
+// `paramVars`) that remembers which parameter of `c` it came from; the rest as they are.
+std::vector<Value> abstractArguments(const Closure& c, const std::vector<Value>& bound, Span span,
+                                     Trace& trace, std::vector<int>& paramVars) {
+  const auto& params = *c.params;
+  std::vector<Value> abstractArgs;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (!passedAsArrays(params[i], bound[i])) {
+      abstractArgs.push_back(bound[i]);
+      continue;
+    }
+    std::vector<AVal> leaves;
+    TreeDef def;
+    Evaluator::flatten(bound[i], leaves, def, span, "a function argument");
+    auto origin = std::make_shared<Origin>();
+    origin->paramName = params[i].name;
+    origin->fnName = c.name;
+    origin->declSpan = params[i].span;
+    origin->description = "the parameter `" + params[i].name + "` of `" + c.name + "`";
+    std::vector<AVal> abs;
+    for (const AVal& l : leaves) {
+      abs.push_back(trace.newParam(l.type, l.weak, origin));
+      paramVars.push_back(abs.back().var);
+    }
+    size_t pos = 0;
+    abstractArgs.push_back(Evaluator::unflatten(def, abs, pos));
+  }
+  return abstractArgs;
+}
+
+// Where a function's result is written: its block's final expression, else its body.
+Span resultSpanOf(const Closure& c) {
+  Span resultSpan = c.body->span;
+  if (c.body->kind == ExprKind::Block) {
+    const auto& block = static_cast<const BlockExpr&>(*c.body);
+    if (block.result) resultSpan = block.result->span;
+  }
+  return resultSpan;
+}
+
+// The concrete leaves of the arguments the compiled code takes, in parameter order.
+std::vector<Array> concreteArguments(const std::vector<Param>& params, const std::vector<Value>& bound,
+                                     Span span) {
+  std::vector<Array> in;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    if (!passedAsArrays(params[i], bound[i])) continue;
+    std::vector<AVal> leaves;
+    TreeDef def;
+    Evaluator::flatten(bound[i], leaves, def, span, "a function argument");
+    for (const AVal& l : leaves) in.push_back(*l.concrete);
+  }
+  return in;
+}
+
+}  // namespace
+
+// A call of a closure outside a trace: the key of its signature, the compiled entry for it
+// (traced now when there is none), and a run of that entry.
+Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span) {
+  std::string key = signatureKey(*closure->params, bound, span);
+  CallRecord rec;
+  rec.fn = closure->name;
+  FnCache& fnCache = cacheOf(closure);
+  const Compiled* entry = lookUpCompiled(fnCache, key);
+  if (!entry) entry = traceCompiled(*closure, bound, span, key, fnCache, rec);
+  // A function that returns functions (a combinator such as `|f| |v| f(f(v))`) has nothing
+  // to compile: it runs eagerly, as Python code around jax.jit would.
+  if (!entry) return inlineClosure(*closure, bound);
+  return runCompiled(*entry, *closure->params, bound, span, rec);
+}
+
+const Evaluator::Compiled* Evaluator::lookUpCompiled(FnCache& fnCache, const std::string& key) {
+  auto it = fnCache.entries.find(key);
+  if (it == fnCache.entries.end()) return nullptr;
+  if (capturesUnchanged(it->second.captured) && keyedAlive(it->second)) return &it->second;
+  fnCache.entries.erase(it);  // a captured outer variable was rebound: its new value must be seen
+  return nullptr;
+}
+
+const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std::vector<Value>& bound,
+                                                    Span span, const std::string& key,
+                                                    FnCache& fnCache, CallRecord& rec) {
+  auto t0 = std::chrono::steady_clock::now();
+  // Record every outer variable the body reads (Note [Captured variables]).
+  CaptureLog log;
+  for (const Env* e = c.env.get(); e; e = e->parent().get()) log.outer.insert(e);
+  CaptureLog* savedLog = captures_;
+  captures_ = &log;
+  struct Restore {
+    CaptureLog*& slot;
+    CaptureLog* saved;
+    ~Restore() { slot = saved; }
+  } restore{captures_, savedLog};
+  Trace trace(nullptr, c.name);
+  std::vector<int> paramVars;
+  std::vector<Value> abstractArgs = abstractArguments(c, bound, span, trace, paramVars);
+  Value result;
+  tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs); });
+  if (!isPytree(result)) return nullptr;
+  std::vector<AVal> outLeaves;
+  TreeDef outTree;
+  flatten(result, outLeaves, outTree, c.span, "a function result");
+  std::vector<int> results;
+  std::vector<bool> outWeak;
+  // A static weak result materialises at its default dtype; E0228 points at the result.
+  Span resultSpan = resultSpanOf(c);
+  tracer_.withTrace(trace, [&] {
+    for (const AVal& l : outLeaves) {
+      results.push_back(tracer_.varOf(defaultize(l, resultSpan)));
+      outWeak.push_back(l.weak);
+    }
+  });
+  SCN_ASSERT(trace.captured().empty(), "top-level trace captured values");
+  trace.finish(paramVars, results);
+  std::string err = verify(trace.func());
+  if (!err.empty()) internalError("IR of `" + c.name + "` fails verification: " + err);
+  rec.traced = true;
+  rec.traceMs = msSince(t0);
+  // Function-valued arguments are keyed by identity (Note [Cache lifetime]).
+  std::vector<std::weak_ptr<const void>> keyed;
+  for (const Value& b : bound)
+    if (b.isCallable() && payload(b)) keyed.push_back(payload(b));
+  sweepCache();
+  Compiled entry{trace.funcPtr(), outTree, outWeak, std::move(log.deps), std::move(keyed)};
+  return &fnCache.entries.emplace(key, std::move(entry)).first->second;
+}
+
+Value Evaluator::runCompiled(const Compiled& entry, const std::vector<Param>& params,
+                             const std::vector<Value>& bound, Span span, CallRecord& rec) {
+  std::vector<Array> out = host_.run(entry.func, concreteArguments(params, bound, span), &rec);
+  records_.push_back(rec);
+  std::vector<AVal> leaves;
+  for (size_t i = 0; i < out.size(); ++i) leaves.push_back(AVal::of(std::move(out[i]), false));
+  size_t pos = 0;
+  return unflatten(entry.outTree, leaves, pos);
+}
+
+// Note [Cache lifetime]
+// The compile cache is keyed by the closure's address and by the addresses of function-valued
+// arguments (`apply(|a| a * 2, x)`), but it does not keep them alive: a closure made in a loop
+// body would otherwise be pinned forever, with its scope and every array the scope binds. It
+// holds weak references instead. Once one of them is gone, its address may be reused by
+// another function, so an entry whose closure or keyed function died is never used (cacheOf,
+// keyedAlive), and each new trace sweeps the dead entries out (sweepCache).
+Evaluator::FnCache& Evaluator::cacheOf(const std::shared_ptr<Closure>& closure) {
+  FnCache& fc = cache_[closure.get()];
+  if (fc.closure.expired()) {  // new, or left by a dead closure at the same address
+    fc.entries.clear();
+    fc.closure = closure;
+  }
+  return fc;
+}
+
+bool Evaluator::keyedAlive(const Compiled& entry) {
+  for (const std::weak_ptr<const void>& k : entry.keyedFunctions)
+    if (k.expired()) return false;
+  return true;
+}
+
+void Evaluator::sweepCache() {
+  for (auto fn = cache_.begin(); fn != cache_.end();) {
+    if (fn->second.closure.expired()) {
+      fn = cache_.erase(fn);
+      continue;
+    }
+    auto& entries = fn->second.entries;
+    for (auto e = entries.begin(); e != entries.end();) e = keyedAlive(e->second) ? std::next(e) : entries.erase(e);
+    ++fn;
+  }
+}
+
+// Note [Captured variables]
+// A function body may read variables of enclosing scopes (globals, the REPL's definitions);
+// their values are baked into the trace as constants. Each cache entry remembers which
+// variables it read and which value each held; a later call whose captured variable was
+// rebound (`scale = 2.0`, or a new `let scale`) traces again instead of returning stale
+// results (a JAX footgun we do not copy).
+bool Evaluator::capturesUnchanged(const std::vector<CaptureDep>& deps) const {
+  for (const CaptureDep& d : deps) {
+    const Env* where = nullptr;
+    const Value* v = d.env->lookup(d.name, &where);
+    if (!v || where != d.env || identity(*v) != d.identity) return false;
+    if (d.owned && d.held.expired()) return false;  // another value took the old one's address
+  }
+  return true;
+}
+
+}  // namespace scn

@@ -1,0 +1,27 @@
+// Helpers the evaluator's files share (lang/eval.cpp, expressions.cpp, imports.cpp, calls.cpp);
+// not part of the Evaluator's interface.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lang/eval.hpp"
+
+namespace scn {
+
+/// A function value for a `fn` or a lambda, closing over `env`; `program` holds its AST.
+Value makeClosure(std::string name, const std::vector<Param>& params, const Expr& body, Span span,
+                  const std::shared_ptr<Env>& env, const std::shared_ptr<const Program>& program);
+
+/// Sets the program whose AST is evaluated for as long as it lives (Note [Source lifetime]).
+struct Running {
+  std::shared_ptr<const Program>& slot;
+  std::shared_ptr<const Program> saved;
+  Running(std::shared_ptr<const Program>& s, const std::shared_ptr<const Program>& p)
+      : slot(s), saved(std::exchange(s, p)) {}
+  ~Running() { slot = std::move(saved); }
+};
+
+}  // namespace scn

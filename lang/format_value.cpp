@@ -1,0 +1,43 @@
+// Values as text: `describe` for diagnostics ("a tuple of 2"), Evaluator::format for `print`
+// and the REPL.
+#include "lang/eval.hpp"
+
+namespace scn {
+
+std::string describe(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: return surfaceTypeString(*v.array);
+    case ValueKind::Tuple: return "a tuple of " + std::to_string(v.elems->size());
+    case ValueKind::None: return "None";
+    case ValueKind::String: return "a string";
+    case ValueKind::Closure: return "the function `" + v.closure->name + "`";
+    case ValueKind::Builtin: return std::string("the builtin `") + v.builtin->name + "`";
+    case ValueKind::Vmap: return "a vmapped function";
+    case ValueKind::DType: return std::string("the dtype ") + dtypeName(v.dtype);
+  }
+  return "a value";
+}
+
+std::string Evaluator::format(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Array: {
+      AVal a = defaultize(*v.array);
+      if (!a.isStatic()) return "traced " + typeString(a.type);
+      return formatArray(*a.concrete);
+    }
+    case ValueKind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < v.elems->size(); ++i) s += (i ? ", " : "") + format((*v.elems)[i]);
+      return s + (v.elems->size() == 1 ? ",)" : ")");
+    }
+    case ValueKind::None: return "None";
+    case ValueKind::String: return v.str;
+    case ValueKind::Closure: return "<fn " + v.closure->name + ">";
+    case ValueKind::Builtin: return std::string("<builtin ") + v.builtin->name + ">";
+    case ValueKind::Vmap: return "<vmapped fn>";
+    case ValueKind::DType: return dtypeName(v.dtype);
+  }
+  return "?";
+}
+
+}  // namespace scn

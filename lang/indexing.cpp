@@ -1,0 +1,120 @@
+// Indexing: a tuple by a static integer; an array by integers, slices and None (slice and reshape),
+// with traced integer indices through dynamic_slice.
+#include "lang/eval.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "base/diagnostics.hpp"
+
+namespace scn {
+
+Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) {
+  Value base = eval(*e.base, env);
+  if (base.isTuple()) {
+    if (e.items.size() != 1 || e.items[0].isSlice)
+      fail("E0217", e.span, "a tuple takes one integer index");
+    AVal i = toArray(eval(*e.items[0].index, env), e.items[0].span, "tuple index");
+    int64_t k = staticInt(i, StaticUse::TupleIndex, e.items[0].span, "");
+    int64_t n = static_cast<int64_t>(base.elems->size());
+    if (k < -n || k >= n)
+      fail("E0217", e.items[0].span, "tuple index " + std::to_string(k) + " out of range for a tuple of " + std::to_string(n));
+    return (*base.elems)[static_cast<size_t>(k < 0 ? k + n : k)];
+  }
+  AVal x = toArray(base, e.base->span, "indexing");
+  // Pass 1: basic indexing (static ints, slices, None) through slice + reshape; traced integer
+  // indices collected for a dynamic_slice.
+  const Shape& shape = x.type.shape;
+  size_t consumed = 0;
+  for (const IndexItem& it : e.items)
+    if (it.isSlice || it.index->kind != ExprKind::None) ++consumed;
+  if (consumed > shape.size())
+    fail("E0217", e.span, "too many indices: " + std::to_string(consumed) + " for an array of rank " +
+                              std::to_string(shape.size()) + " " + shapeString(shape));
+  size_t rank = shape.size();
+  std::vector<int64_t> starts(rank, 0), limits = shape, strides(rank, 1);
+  std::vector<std::optional<AVal>> dynStart(rank);
+  std::vector<bool> dropped(rank, false);
+  std::vector<int64_t> newAxes;  // positions (in output dims) of None
+  size_t dim = 0, outDim = 0;
+  for (const IndexItem& it : e.items) {
+    if (!it.isSlice && it.index->kind == ExprKind::None) {
+      newAxes.push_back(static_cast<int64_t>(outDim++));
+      continue;
+    }
+    int64_t n = shape[dim];
+    if (it.isSlice) {
+      auto bound = [&](const ExprPtr& p, int64_t dflt) -> int64_t {
+        if (!p) return dflt;
+        AVal v = toArray(eval(*p, env), p->span, "slice");
+        return staticInt(v, StaticUse::SliceBound, p->span, "");
+      };
+      int64_t step = bound(it.step, 1);
+      if (step <= 0)
+        fail("E0218", it.span, "slice step must be positive, got " + std::to_string(step),
+             "use `flip(x, axis)` to reverse");
+      int64_t lo = bound(it.start, 0), hi = bound(it.stop, n);
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, 0, n);
+      hi = std::clamp<int64_t>(hi, lo, n);
+      starts[dim] = lo;
+      limits[dim] = hi;
+      strides[dim] = step;
+      ++dim;
+      ++outDim;
+      continue;
+    }
+    AVal idx = toArray(eval(*it.index, env), it.span, "index");
+    if (idx.type.shape.size() != 0 || !(isInteger(idx.type.dtype)))
+      fail("E0217", it.span, "an index must be an integer scalar, got " + surfaceTypeString(idx),
+           "gather by an integer array is not supported yet; use a `for` loop or `vmap`");
+    if (idx.isStatic()) {
+      int64_t k = idx.concrete->getInt(0);
+      if (k < -n || k >= n)
+        fail("E0219", it.span, "index " + std::to_string(k) + " is out of bounds for axis " +
+                                   std::to_string(dim) + " with size " + std::to_string(n));
+      if (k < 0) k += n;
+      starts[dim] = k;
+      limits[dim] = k + 1;
+    } else {
+      dynStart[dim] = idx;
+    }
+    dropped[dim] = true;
+    ++dim;
+  }
+  AVal r = x;
+  bool anyDyn = false;
+  for (auto& d : dynStart) anyDyn = anyDyn || d.has_value();
+  bool trivial = true;
+  for (size_t d = 0; d < rank; ++d)
+    trivial = trivial && starts[d] == 0 && limits[d] == shape[d] && strides[d] == 1;
+  if (!trivial) r = ops_.slice(r, starts, limits, strides, e.span);
+  if (anyDyn) {
+    // Negative traced indices wrap as in NumPy; out-of-range ones clamp (dynamic_slice semantics).
+    std::vector<AVal> in{r};
+    Attrs at;
+    at.shape = r.type.shape;
+    for (size_t d = 0; d < rank; ++d) {
+      if (dynStart[d]) {
+        AVal k = ops_.convert(*dynStart[d], DType::I32, e.span);
+        AVal n = strongScalar(DType::I32, static_cast<double>(shape[d]));
+        AVal neg = ops_.binary(Op::Lt, k, weakInt(0), e.span, "index");
+        k = ops_.select(neg, ops_.binary(Op::Add, k, n, e.span, "index"), k, e.span);
+        in.push_back(k);
+        at.shape[d] = 1;
+      } else {
+        in.push_back(strongScalar(DType::I32, 0));
+      }
+    }
+    r = tracer_.apply1(Op::DynamicSlice, in, at, e.span);
+    r.weak = x.weak;
+  }
+  Shape out;
+  for (size_t d = 0; d < rank; ++d)
+    if (!dropped[d]) out.push_back(r.type.shape[d]);
+  for (int64_t a : newAxes) out.insert(out.begin() + std::min<int64_t>(a, out.size()), 1);
+  return Value::ofArray(ops_.reshape(r, out, e.span));
+}
+
+}  // namespace scn
