@@ -2,6 +2,8 @@
 // output ownership, two contexts in two threads, the cache directory and scn_interrupt.
 #include <gtest/gtest.h>
 
+#include "test_backends.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -301,6 +303,7 @@ TEST(ApiC, NamesAndStrings) {
 // SCN_ERROR_INVALID_ARGUMENT while a call runs (scn_last_error says why), scn_interrupt still
 // works, scn_context_free refuses a context in use, and the context goes on afterwards.
 TEST(ApiC, ASecondThreadIsRefusedWhileACallRuns) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   std::atomic<bool> inside{false};
   std::vector<Diag> diags;  // touched by the worker only, until it is joined
   scn_options o;
@@ -375,6 +378,7 @@ TEST(ApiC, ASecondThreadIsRefusedWhileACallRuns) {
 }
 
 TEST(ApiC, CacheDirAndInterrupt) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("scn_api_c_cache_" + std::to_string(getpid()));
   fs::remove_all(dir);
@@ -469,6 +473,7 @@ TEST(ApiC, CacheDirAndInterrupt) {
 // empty array with a huge dimension overflowed). Empty arrays are fine whatever their other
 // dimensions; a non-empty one that no address space can hold is E0402.
 TEST(ApiC, ReusableMemory) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   // A 16 MiB result, freed: kept for the next call of the same size, then given back.
   CHost h("cpu");
   ASSERT_EQ(scn_load_source(h.ctx, "fn big(a) = a * 2.0", nullptr), SCN_OK);

@@ -3,6 +3,8 @@
 // persistent cache directory and interrupting a call from another thread.
 #include <gtest/gtest.h>
 
+#include "test_backends.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -108,6 +110,7 @@ TEST(ApiCpp, MatrixTupleResultsAndDtypes) {
 }
 
 TEST(ApiCpp, DeepTupleResultsComeBackFlatOrAsADiagnostic) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   // Note [Deep values]: a result nested as deep as tuples may nest comes back as its one leaf;
   // a function that nests deeper is E0108 where the tuple is built, not a stack overflow.
   Host h("cpu");
@@ -305,6 +308,7 @@ TEST(ApiCpp, ContextOptionsAreChecked) {
 }
 
 TEST(ApiCpp, BackendsAgree) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   const char* prog = "fn f(x) = sum(tanh(x) * exp(-x * x), axis=0)";
   std::vector<double> x(24);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1 * static_cast<double>(i) - 1.0;
@@ -336,6 +340,7 @@ TEST(ApiCpp, BackendsAgree) {
 }
 
 TEST(ApiCpp, AssociativeScanOfAUserCombinerAgreesOnEveryBackend) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   // Note [Associative scans]: "the last nonzero value" over 40000 elements is a blocked scan on
   // the cpu (64 blocks, most of them without a nonzero), a serial fold on interp and the
   // odd-even rounds on cuda-emu; all equal a loop written here.
@@ -445,6 +450,7 @@ int countFiles(const std::filesystem::path& dir, const std::string& suffix) {
 }
 
 TEST(ApiCpp, ReusableMemoryIsBoundedAndCanBeGivenBack) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   Host h("cpu");
   ASSERT_TRUE(h.ctx.load("fn big(a) = a + 1.0", "big.scn"));
   auto f = h.ctx.function("big");
@@ -464,6 +470,7 @@ TEST(ApiCpp, ReusableMemoryIsBoundedAndCanBeGivenBack) {
 }
 
 TEST(ApiCpp, CacheDirSkipsCodegenInASecondContext) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("scn_api_cache_" + std::to_string(getpid()));
   fs::remove_all(dir);
@@ -521,6 +528,7 @@ TEST(ApiCpp, CacheDirSkipsCodegenInASecondContext) {
 }
 
 TEST(ApiCpp, ContextsInThreadsShareACacheDir) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("scn_api_shared_cache_" + std::to_string(getpid()));
   fs::remove_all(dir);
@@ -565,6 +573,7 @@ TEST(ApiCpp, ContextsInThreadsShareACacheDir) {
 // from another thread fails with E0601 instead of racing on the context's state; interrupt()
 // still works, and afterwards the context is as usable as before.
 TEST(ApiCpp, ASecondThreadIsRefusedWhileACallRuns) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   std::atomic<bool> inside{false};
   std::vector<scn::DiagnosticRecord> diags;  // touched by the worker only, until it is joined
   scn::ContextOptions o;
@@ -678,9 +687,9 @@ TEST_P(ApiInterrupt, StopsAnEndlessCompiledLoop) {
 
 #ifdef SCN_HAVE_CUDA
 // cuda-emu: the CUDA step runner polls between while chunks (the emulated kernels do not).
-INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::Values("cpu", "interp", "cuda-emu"));
+INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::ValuesIn(scn::test::builtBackends({"cpu", "interp", "cuda-emu"})));
 #else
-INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::Values("cpu", "interp"));
+INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::ValuesIn(scn::test::builtBackends({"cpu", "interp"})));
 #endif
 
 }  // namespace

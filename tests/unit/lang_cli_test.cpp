@@ -4,6 +4,8 @@
 // cache]).
 #include <gtest/gtest.h>
 
+#include "test_backends.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -117,6 +119,7 @@ struct CacheDir {
 };
 
 TEST(CliCache, AForgedEntryIsRejectedAndShownInStats) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   CacheDir dir;
   std::string run = "$SCN --backend=cpu --stats --cache-dir='" + dir.path.string() +
                     "' -e 'fn f(x) = x * 2.0; f(arange(3.0))' 2> \"$ERR\"";
@@ -140,6 +143,7 @@ TEST(CliCache, AForgedEntryIsRejectedAndShownInStats) {
 }
 
 TEST(CliCache, ADirectoryOthersCanWriteIsRefusedWithAWarning) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   CacheDir dir;
   fs::create_directories(dir.path);
   fs::permissions(dir.path, fs::perms::all);  // 0777

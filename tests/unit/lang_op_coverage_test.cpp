@@ -6,7 +6,9 @@
 
 #include "core_test_util.hpp"
 #include "jit/batch.hpp"
+#ifdef SCN_HAVE_LLVM
 #include "jit/cpu/cpu_backend.hpp"
+#endif
 #include "jit/scalar.hpp"
 #include "lang/eval.hpp"
 #ifdef SCN_HAVE_CUDA
@@ -60,7 +62,9 @@ FuncPtr example(Op op, std::vector<Array>& args) {
 }
 
 TEST(OpCoverage, EveryOpHasEveryRule) {
+#ifdef SCN_HAVE_LLVM
   std::unique_ptr<Backend> cpu = makeCpuBackend(2);
+#endif
 #ifdef SCN_HAVE_CUDA
   std::unique_ptr<Backend> cudaEmu = cuda::makeCudaEmulationBackend();
 #endif
@@ -91,8 +95,10 @@ TEST(OpCoverage, EveryOpHasEveryRule) {
       batchFunc(*f, std::vector<std::optional<int>>(f->params.size(), 0), 2,
                 std::vector<std::optional<int>>(f->results.size(), 0), Span{});
     });
+#ifdef SCN_HAVE_LLVM
     check(op, "LLVM rule (" + fn + " in jit/scalar/scalar.inc, linked from its bitcode)",
           [&] { cpu->compile(f)->run(args); });
+#endif
 #ifdef SCN_HAVE_CUDA
     check(op, "CUDA rule (" + fn + " in jit/scalar/scalar.inc, the CUDA prelude)",
           [&] { cudaEmu->compile(f)->run(args); });

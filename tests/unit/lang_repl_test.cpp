@@ -4,6 +4,8 @@
 // stopping a compiled loop, and :mem on the CUDA emulation backend.
 #include <gtest/gtest.h>
 
+#include "test_backends.hpp"
+
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -39,6 +41,8 @@ TEST_P(Repl, TranscriptMatches) {
   std::istringstream in(readAll(fs::path(SCN_SOURCE_DIR) / "tests/repl" / GetParam()));
   std::string line, input, expected;
   while (std::getline(in, line)) {
+    if (line.rfind("# needs backend: ", 0) == 0 && input.empty() && !scn::test::backendBuilt(line.substr(17)))
+      GTEST_SKIP() << "the " << line.substr(17) << " backend is not in this build";
     if (line.rfind("# ", 0) == 0 && input.empty()) continue;  // header comments
     if (line.rfind("> ", 0) == 0) input += line.substr(2) + "\n";
     else expected += line + "\n";
@@ -80,6 +84,7 @@ int runCli(const std::string& args, std::string& out, std::string& err, const st
 }
 
 TEST(Cli, CacheDirServesASecondProcess) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   fs::path dir = fs::temp_directory_path() / ("scn_cli_cache_" + std::to_string(getpid()));
   fs::remove_all(dir);
   std::string prog = "-e 'fn f(x) = sin(x) * 3.0 + x; f(arange(5.0))'";
@@ -103,6 +108,7 @@ TEST(Cli, CacheDirServesASecondProcess) {
 }
 
 TEST(Cli, DefaultCacheDirFollowsTheEnvironment) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   fs::path xdg = fs::temp_directory_path() / ("scn_cli_xdg_" + std::to_string(getpid()));
   fs::remove_all(xdg);
   std::string prog = "--backend=cpu --stats -e 'fn g(x) = x * x - 2.0; g(arange(3.0))'";
@@ -199,6 +205,7 @@ struct Child {
 const char* kEndless = "while_loop(|c| c == c, |c| c + 1.0, 0.0)";
 
 TEST(Cli, SigintStopsACompiledLoop) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   Child c({"--backend=cpu", "--cache-dir=-", "-e", std::string("print(\"spinning\"); ") + kEndless});
   ASSERT_GT(c.pid, 0);
   // Wait for the program to start (its print comes before the loop), then press Ctrl-C once.
@@ -212,6 +219,7 @@ TEST(Cli, SigintStopsACompiledLoop) {
 }
 
 TEST(Cli, ReplCtrlCStopsAnEntryAndTheSessionGoesOn) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
   Child c({"--backend=cpu", "--cache-dir=-"});
   ASSERT_GT(c.pid, 0);
   c.write("let kept = 41\nfn spin(x) = while_loop(|c| c == c, |c| c + 1.0, x)\n");

@@ -3,6 +3,8 @@
 // is released when the scope ends, on every backend.
 #include <gtest/gtest.h>
 
+#include "test_backends.hpp"
+
 #include <memory>
 #include <string>
 
@@ -122,7 +124,7 @@ TEST_P(Scopes, CompiledCodeOfDeadFunctionsIsDropped) {
   EXPECT_FALSE(s->records().back().traced);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Scopes, ::testing::Values("interp", "cpu"));
+INSTANTIATE_TEST_SUITE_P(Backends, Scopes, ::testing::ValuesIn(scn::test::builtBackends({"interp", "cpu"})));
 
 }  // namespace
 }  // namespace scn
