@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "jit/cpu/cpu_backend.hpp"
+#include "jit/cpu/gemm.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 #include "kernel_test_util.hpp"
@@ -436,6 +437,54 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
   a.rhsContract = {0};
   check({"big_matmul", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
          {randomArray(F64, {128, 96}, 12, false), randomArray(F64, {96, 160}, 13, false)}});
+}
+
+TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
+  // Products big enough for the pool (Note [One thread pool for GEMM]): one matrix cut into row
+  // blocks (m = 100 is no multiple of a block), transposed operands (a block of op(A) = A^T is
+  // a column range of A), and a batch of 3 also cut into blocks.
+  struct Dims {
+    Shape l, r;
+    std::vector<int64_t> lc, rc, lb, rb;
+  };
+  for (DType t : {F32, F64})
+    for (const Dims& d : std::vector<Dims>{{{100, 96}, {96, 130}, {1}, {0}, {}, {}},
+                                           {{96, 100}, {96, 130}, {0}, {0}, {}, {}},
+                                           {{100, 96}, {130, 96}, {1}, {1}, {}, {}},
+                                           {{3, 100, 64}, {3, 64, 70}, {2}, {1}, {0}, {0}},
+                                           {{3, 64, 100}, {3, 70, 64}, {1}, {2}, {0}, {0}}}) {
+      Builder b("gemm_blocks");
+      int x = b.param(ty(t, d.l)), y = b.param(ty(t, d.r));
+      Attrs a;
+      a.lhsContract = d.lc;
+      a.rhsContract = d.rc;
+      a.lhsBatch = d.lb;
+      a.rhsBatch = d.rb;
+      check({std::string("gemm_blocks_") + dtypeName(t), b.ret({b.emit1(Op::DotGeneral, {x, y}, a)}),
+             {randomArray(t, d.l, seed++, false), randomArray(t, d.r, seed++, false)}});
+    }
+}
+
+TEST(CpuBackend, OpenBlasRunsOneThreadPerCallWithKernelsForTheCpusFeatures) {
+  std::string what = cpu::gemmLibraryDescription();
+  EXPECT_NE(what.find("1 thread per call on scn's pool"), std::string::npos) << what;
+  EXPECT_EQ(cpu::openBlasThreads(), 1) << what;
+  // The kernels OpenBLAS runs are at the CPU's vector level (Note [Choosing OpenBLAS's kernels]).
+  if (!std::getenv("OPENBLAS_CORETYPE"))
+    EXPECT_EQ(cpu::betterOpenBlasCore(cpu::openBlasCore(), cpu::hostVectorFeatures()), "") << what;
+}
+
+TEST(CpuBackend, OpenBlasCoresBelowTheCpusFeaturesAreRaised) {
+  cpu::CpuVectorFeatures avx2{true, false}, avx512{true, true}, sse{false, false};
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", avx512), "SkylakeX");  // issue 21's Xeon
+  EXPECT_EQ(cpu::betterOpenBlasCore("Haswell", avx512), "SkylakeX");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Zen", avx512), "SkylakeX");  // a Zen 4 the table lacks
+  EXPECT_EQ(cpu::betterOpenBlasCore("Cooperlake", avx512), "");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Sandybridge", avx2), "Haswell");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", avx2), "Haswell");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Zen", avx2), "");
+  EXPECT_EQ(cpu::betterOpenBlasCore("SkylakeX", avx2), "");  // never lowered
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", sse), "");
 }
 
 TEST(CpuBackend, LargeBlocksAreRecycledWithinTheLimit) {
