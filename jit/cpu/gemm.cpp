@@ -72,24 +72,7 @@ void rechooseOpenBlasCore(const std::string& core) {
 
 void prepareOnce() {
   if (openblas_set_num_threads) openblas_set_num_threads(1);  // Note [One thread pool for GEMM]
-  if (!openblas_get_corename) {
-    description() = "CBLAS (not OpenBLAS; its own kernel choice and threads)";
-    return;
-  }
-  std::string picked = openblas_get_corename();
-  std::string note;
-  std::string better = betterOpenBlasCore(picked, hostVectorFeatures());
-  if (std::getenv("OPENBLAS_CORETYPE")) {
-    note = " (OPENBLAS_CORETYPE set by the user)";
-  } else if (!better.empty() && gotoblas_dynamic_init && gotoblas_dynamic_quit && buildHasCore(better)) {
-    rechooseOpenBlasCore(better);
-    note = " (chosen by scn from the CPU's features; OpenBLAS picked " + picked + ")";
-  } else {
-    note = " (OpenBLAS's pick)";
-  }
-  std::string config = openblas_get_config ? openblas_get_config() : "OpenBLAS";
-  description() = config.substr(0, config.find(' ', config.find(' ') + 1)) + ", core " +
-                  openblas_get_corename() + note + ", 1 thread per call on scn's pool";
+  description() = raiseOpenBlasKernels() + ", 1 thread per call on scn's pool";
 }
 
 // Note [One thread pool for GEMM]
@@ -137,6 +120,22 @@ std::string betterOpenBlasCore(const std::string& picked, CpuVectorFeatures cpu)
   if (cpu.avx512 && have < 3) return "SkylakeX";
   if (cpu.avx2Fma && have < 2) return "Haswell";
   return "";
+}
+
+std::string raiseOpenBlasKernels() {
+  if (!openblas_get_corename) return "CBLAS (not OpenBLAS: its own kernel choice)";
+  std::string picked = openblas_get_corename();
+  std::string better = betterOpenBlasCore(picked, hostVectorFeatures());
+  std::string note = " (OpenBLAS's pick)";
+  if (std::getenv("OPENBLAS_CORETYPE")) {
+    note = " (OPENBLAS_CORETYPE set by the user)";
+  } else if (!better.empty() && gotoblas_dynamic_init && gotoblas_dynamic_quit && buildHasCore(better)) {
+    rechooseOpenBlasCore(better);
+    note = " (chosen by scn from the CPU's features; OpenBLAS picked " + picked + ")";
+  }
+  std::string config = openblas_get_config ? openblas_get_config() : "OpenBLAS";
+  return config.substr(0, config.find(' ', config.find(' ') + 1)) + ", core " +
+         openblas_get_corename() + note;
 }
 
 std::string openBlasCore() { return openblas_get_corename ? openblas_get_corename() : ""; }

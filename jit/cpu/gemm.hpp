@@ -41,6 +41,10 @@ struct CpuVectorFeatures {
 };
 std::string betterOpenBlasCore(const std::string& picked, CpuVectorFeatures cpu);
 CpuVectorFeatures hostVectorFeatures();
+/// Note [Choosing OpenBLAS's kernels]: makes OpenBLAS choose again where its pick is below the
+/// CPU's features; returns what runs ("OpenBLAS 0.3.21, core Haswell (...)"). Not thread-safe
+/// against products in flight: prepareGemmLibrary calls it once, before the first.
+std::string raiseOpenBlasKernels();
 /// OpenBLAS's core name and thread count now ("" and 0 when the CBLAS is another library).
 std::string openBlasCore();
 int openBlasThreads();

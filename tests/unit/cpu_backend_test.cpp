@@ -2,6 +2,8 @@
 // control flow, matmul, the parallel path, the compile cache and the emitters.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -442,7 +444,13 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
 TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
   // Products big enough for the pool (Note [One thread pool for GEMM]): one matrix cut into row
   // blocks (m = 100 is no multiple of a block), transposed operands (a block of op(A) = A^T is
-  // a column range of A), and a batch of 3 also cut into blocks.
+  // a column range of A), and a batch of 3 also cut into blocks. Entries are multiples of 1/4
+  // in [-3, 3], so every sum is exact in f32 and any order of accumulation gives the same bits.
+  auto quarters = [](DType t, Shape s) {
+    Array x = randomArray(t, s, seed++, false);
+    for (int64_t i = 0; i < x.size(); ++i) x.setDouble(i, std::round(x.getDouble(i) * 4) / 4);
+    return x;
+  };
   struct Dims {
     Shape l, r;
     std::vector<int64_t> lc, rc, lb, rb;
@@ -461,7 +469,7 @@ TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
       a.lhsBatch = d.lb;
       a.rhsBatch = d.rb;
       check({std::string("gemm_blocks_") + dtypeName(t), b.ret({b.emit1(Op::DotGeneral, {x, y}, a)}),
-             {randomArray(t, d.l, seed++, false), randomArray(t, d.r, seed++, false)}});
+             {quarters(t, d.l), quarters(t, d.r)}});
     }
 }
 
@@ -472,6 +480,35 @@ TEST(CpuBackend, OpenBlasRunsOneThreadPerCallWithKernelsForTheCpusFeatures) {
   // The kernels OpenBLAS runs are at the CPU's vector level (Note [Choosing OpenBLAS's kernels]).
   if (!std::getenv("OPENBLAS_CORETYPE"))
     EXPECT_EQ(cpu::betterOpenBlasCore(cpu::openBlasCore(), cpu::hostVectorFeatures()), "") << what;
+}
+
+TEST(CpuBackend, AnOpenBlasPickBelowTheCpuIsRaisedBeforeProducts) {
+  // Issue 21's Xeon: OpenBLAS's model table gave it the Prescott kernels. Make OpenBLAS pick
+  // those here through its own start-up path, then let scn check the pick.
+  auto quit = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
+  auto init = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
+  if (!quit || !init || !cpu::hostVectorFeatures().avx2Fma || std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "needs a DYNAMIC_ARCH OpenBLAS and an AVX2 CPU";
+  std::string before = cpu::openBlasCore();
+  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
+  ASSERT_EQ(cpu::openBlasCore(), "Prescott");
+  std::string what = cpu::raiseOpenBlasKernels();
+  EXPECT_EQ(cpu::openBlasCore(), cpu::hostVectorFeatures().avx512 ? "SkylakeX" : "Haswell") << what;
+  EXPECT_NE(what.find("OpenBLAS picked Prescott"), std::string::npos) << what;
+  Builder m("matmul_after_rechoice");
+  int l = m.param(ty(F32, {64, 48})), r = m.param(ty(F32, {48, 80}));
+  Attrs a;
+  a.lhsContract = {1};
+  a.rhsContract = {0};
+  check({"matmul_after_rechoice", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
+         {randomArray(F32, {64, 48}, 31, false), randomArray(F32, {48, 80}, 32, false)}});
+  setenv("OPENBLAS_CORETYPE", before.c_str(), 1);  // leave OpenBLAS as the process had it
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
 }
 
 TEST(CpuBackend, OpenBlasCoresBelowTheCpusFeaturesAreRaised) {
