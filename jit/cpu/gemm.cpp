@@ -72,7 +72,7 @@ void rechooseOpenBlasCore(const std::string& core) {
 
 void prepareOnce() {
   if (openblas_set_num_threads) openblas_set_num_threads(1);  // Note [One thread pool for GEMM]
-  description() = raiseOpenBlasKernels() + ", 1 thread per call on scn's pool";
+  description() = raiseOpenBlasKernels();
 }
 
 // Note [One thread pool for GEMM]

@@ -29,8 +29,8 @@ void runGemm(ThreadPool* pool, const GemmCall& g);
 /// first to measure the library as scn uses it.
 void prepareGemmLibrary();
 
-/// What prepareGemmLibrary chose, e.g. "OpenBLAS 0.3.21 ... core Haswell (scn: CPU has AVX2+FMA,
-/// OpenBLAS picked Prescott)".
+/// The kernels prepareGemmLibrary left in use, e.g. "OpenBLAS 0.3.21, core Haswell (chosen by scn
+/// from the CPU's features; OpenBLAS picked Prescott)".
 std::string gemmLibraryDescription();
 
 /// The OpenBLAS core (its OPENBLAS_CORETYPE name) that a CPU with these features deserves when
