@@ -165,7 +165,7 @@ double probeCopyGBs(size_t bytes, int threads, int runs);
 /// Fill bandwidth in GB/s (bytes written).
 double probeFillGBs(size_t bytes, int threads, int runs);
 /// OpenBLAS SGEMM rate in GFLOP/s for `batch` row-major (n x n) @ (n x n) products.
-double probeSgemmGFlops(int n, int batch, int runs);
+double probeSgemmGFlops(int n, int batch, int runs, bool libraryThreads);
 
 /// y[i] = sin(x[i] * x[i] + 1), one thread, compiled with -O3 -march=native (libm sinf).
 void plainSinLoop(const float* x, float* y, int64_t n);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/harness.hpp"
+#include "jit/cpu/gemm.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "driver/session.hpp"
 
@@ -172,8 +173,15 @@ void probes(const Options& o) {
   r.unit = "GB/s (read+write)";
   emit(r);
   int n = o.quick ? 64 : 256, batch = o.quick ? 4 : 16;
-  r = rec("probe", "P", "OpenBLAS sgemm", std::to_string(batch) + "x" + std::to_string(n) + "^3");
-  r.value = probeSgemmGFlops(n, batch, o.runs);
+  // The library as scn uses it (jit/cpu/gemm.hpp); the size column names the kernels.
+  std::string gemmSize = std::to_string(batch) + "x" + std::to_string(n) + "^3; " +
+                         cpu::gemmLibraryDescription();
+  r = rec("probe", "P", "sgemm, 1 thread per call on all cores", gemmSize);
+  r.value = probeSgemmGFlops(n, batch, o.runs, false);
+  r.unit = "GFLOP/s";
+  emit(r);
+  r = rec("probe", "P", "sgemm, OpenBLAS's own threads", gemmSize);
+  r.value = probeSgemmGFlops(n, batch, o.runs, true);
   r.unit = "GFLOP/s";
   emit(r);
 }
@@ -187,7 +195,7 @@ void w1(Session& s, const Options& o) {
   for (auto [fn, variant] : {std::pair{"mat_loop", "unrolled"}, {"mat_scan", "scan"},
                              {"mat_scan2", "scan2"}})
     vs.push_back(prepare(s, fn, {x}, rec("scn", "W1", variant, size)));
-  // The same arithmetic by hand: OpenBLAS and a sqrt loop.
+  // The same arithmetic by hand: OpenBLAS (one thread per call on each core) and a sqrt loop.
   auto a = std::make_shared<std::vector<float>>(static_cast<size_t>(b) * n * n);
   auto tmp = std::make_shared<std::vector<float>>(a->size());
   vs.push_back(plain(rec("c++", "W1", "unrolled", size), [=] {
@@ -331,6 +339,7 @@ int main(int argc, char** argv) {
     else if (a == "--source-dir") o.sourceDir = next();
     else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,L,S] [--source-dir DIR]");
   }
+  cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
   auto s = openSession(o, "cpu");
   if (o.want("W1")) w1(*s, o);

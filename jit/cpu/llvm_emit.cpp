@@ -360,10 +360,10 @@ class ModuleEmitter {
       case StepKind::Gemm: {
         const Gemm& g = s.gemm;
         auto* ft = llvm::FunctionType::get(
-            void_, {i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_, ptr_,
-                    i64_, i64_, i64_}, false);
+            void_, {ptr_, i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_,
+                    ptr_, i64_, i64_, i64_}, false);
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
-                      {b_.getInt32(g.dtype == DType::F64), b_.getInt32(g.transA), b_.getInt32(g.transB),
+                      {ctx_, b_.getInt32(g.dtype == DType::F64), b_.getInt32(g.transA), b_.getInt32(g.transB),
                        b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),
                        b_.getInt64(g.lda), b_.getInt64(g.strideA), locPtr(ee, g.b), b_.getInt64(g.ldb),
                        b_.getInt64(g.strideB), locPtr(ee, g.c), b_.getInt64(g.ldc),

@@ -1,8 +1,7 @@
-// The CPU runtime: thread pool, parallel-for, batched GEMM via OpenBLAS, integer pow.
+// The CPU runtime: thread pool, parallel-for, the GEMM entry (jit/cpu/gemm.cpp does the work).
 #include "jit/cpu/runtime.hpp"
 
-#include <cblas.h>
-
+#include "jit/cpu/gemm.hpp"
 
 namespace scn::cpu {
 
@@ -90,22 +89,11 @@ extern "C" void scn_parallel_for(RuntimeCtx* ctx, KernelFn fn, void** bufs, int6
   ctx->pool->parallelFor(n, [&](int64_t b, int64_t e) { fn(bufs, hostVars, b, e); });
 }
 
-extern "C" void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t m, int64_t n,
-                         int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
-                         int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC,
-                         int64_t batch) {
-  CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
-  CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
-  for (int64_t i = 0; i < batch; ++i) {
-    if (dtype == 0) {
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, static_cast<const float*>(a) + i * strideA,
-                  lda, static_cast<const float*>(b) + i * strideB, ldb, 0.0f,
-                  static_cast<float*>(c) + i * strideC, ldc);
-    } else {
-      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, static_cast<const double*>(a) + i * strideA,
-                  lda, static_cast<const double*>(b) + i * strideB, ldb, 0.0,
-                  static_cast<double*>(c) + i * strideC, ldc);
-    }
-  }
+extern "C" void scn_gemm(RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
+                         int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA,
+                         const void* b, int64_t ldb, int64_t strideB, void* c, int64_t ldc,
+                         int64_t strideC, int64_t batch) {
+  scn::cpu::GemmCall g{dtype != 0, transA != 0, transB != 0, m, n, k, a, lda, strideA, b, ldb,
+                       strideB, c, ldc, strideC, batch};
+  scn::cpu::runGemm(ctx ? ctx->pool : nullptr, g);
 }
-

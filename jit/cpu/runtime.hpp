@@ -1,5 +1,5 @@
 // The CPU runtime that JIT-compiled code calls: a persistent thread pool, the parallel-for
-// entry, GEMM through OpenBLAS and integer pow. No LLVM here.
+// entry and GEMM's entry (jit/cpu/gemm.hpp). No LLVM here.
 #pragma once
 
 #include <atomic>
@@ -59,8 +59,9 @@ extern "C" {
 /// Runs fn over [0, n) of its first dimension on the context's pool.
 void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** bufs,
                       int64_t* hostVars, int64_t n);
-/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64.
-void scn_gemm(int32_t dtype, int32_t transA, int32_t transB, int64_t m, int64_t n, int64_t k,
-              const void* a, int64_t lda, int64_t strideA, const void* b, int64_t ldb,
-              int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
+/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64; on the
+/// context's pool (Note [One thread pool for GEMM]).
+void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
+              int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
+              int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
 }

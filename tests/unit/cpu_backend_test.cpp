@@ -2,11 +2,14 @@
 // control flow, matmul, the parallel path, the compile cache and the emitters.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "jit/cpu/cpu_backend.hpp"
+#include "jit/cpu/gemm.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 #include "kernel_test_util.hpp"
@@ -436,6 +439,88 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
   a.rhsContract = {0};
   check({"big_matmul", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
          {randomArray(F64, {128, 96}, 12, false), randomArray(F64, {96, 160}, 13, false)}});
+}
+
+TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
+  // Products big enough for the pool (Note [One thread pool for GEMM]): one matrix cut into row
+  // blocks (m = 100 is no multiple of a block), transposed operands (a block of op(A) = A^T is
+  // a column range of A), and a batch of 3 also cut into blocks. Entries are multiples of 1/4
+  // in [-3, 3], so every sum is exact in f32 and any order of accumulation gives the same bits.
+  auto quarters = [](DType t, Shape s) {
+    Array x = randomArray(t, s, seed++, false);
+    for (int64_t i = 0; i < x.size(); ++i) x.setDouble(i, std::round(x.getDouble(i) * 4) / 4);
+    return x;
+  };
+  struct Dims {
+    Shape l, r;
+    std::vector<int64_t> lc, rc, lb, rb;
+  };
+  for (DType t : {F32, F64})
+    for (const Dims& d : std::vector<Dims>{{{100, 96}, {96, 130}, {1}, {0}, {}, {}},
+                                           {{96, 100}, {96, 130}, {0}, {0}, {}, {}},
+                                           {{100, 96}, {130, 96}, {1}, {1}, {}, {}},
+                                           {{3, 100, 64}, {3, 64, 70}, {2}, {1}, {0}, {0}},
+                                           {{3, 64, 100}, {3, 70, 64}, {1}, {2}, {0}, {0}}}) {
+      Builder b("gemm_blocks");
+      int x = b.param(ty(t, d.l)), y = b.param(ty(t, d.r));
+      Attrs a;
+      a.lhsContract = d.lc;
+      a.rhsContract = d.rc;
+      a.lhsBatch = d.lb;
+      a.rhsBatch = d.rb;
+      check({std::string("gemm_blocks_") + dtypeName(t), b.ret({b.emit1(Op::DotGeneral, {x, y}, a)}),
+             {quarters(t, d.l), quarters(t, d.r)}});
+    }
+}
+
+TEST(CpuBackend, OpenBlasRunsOneThreadPerCallWithKernelsForTheCpusFeatures) {
+  std::string what = cpu::gemmLibraryDescription();
+  EXPECT_EQ(cpu::openBlasThreads(), 1) << what;
+  // The kernels OpenBLAS runs are at the CPU's vector level (Note [Choosing OpenBLAS's kernels]).
+  if (!std::getenv("OPENBLAS_CORETYPE"))
+    EXPECT_EQ(cpu::betterOpenBlasCore(cpu::openBlasCore(), cpu::hostVectorFeatures()), "") << what;
+}
+
+TEST(CpuBackend, AnOpenBlasPickBelowTheCpuIsRaisedBeforeProducts) {
+  // Issue 21's Xeon: OpenBLAS's model table gave it the Prescott kernels. Make OpenBLAS pick
+  // those here through its own start-up path, then let scn check the pick.
+  auto quit = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
+  auto init = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
+  if (!quit || !init || !cpu::hostVectorFeatures().avx2Fma || std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "needs a DYNAMIC_ARCH OpenBLAS and an AVX2 CPU";
+  std::string before = cpu::openBlasCore();
+  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
+  ASSERT_EQ(cpu::openBlasCore(), "Prescott");
+  std::string what = cpu::raiseOpenBlasKernels();
+  EXPECT_EQ(cpu::openBlasCore(), cpu::hostVectorFeatures().avx512 ? "SkylakeX" : "Haswell") << what;
+  EXPECT_NE(what.find("OpenBLAS picked Prescott"), std::string::npos) << what;
+  Builder m("matmul_after_rechoice");
+  int l = m.param(ty(F32, {64, 48})), r = m.param(ty(F32, {48, 80}));
+  Attrs a;
+  a.lhsContract = {1};
+  a.rhsContract = {0};
+  check({"matmul_after_rechoice", m.ret({m.emit1(Op::DotGeneral, {l, r}, a)}),
+         {randomArray(F32, {64, 48}, 31, false), randomArray(F32, {48, 80}, 32, false)}});
+  setenv("OPENBLAS_CORETYPE", before.c_str(), 1);  // leave OpenBLAS as the process had it
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
+}
+
+TEST(CpuBackend, OpenBlasCoresBelowTheCpusFeaturesAreRaised) {
+  cpu::CpuVectorFeatures avx2{true, false}, avx512{true, true}, sse{false, false};
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", avx512), "SkylakeX");  // issue 21's Xeon
+  EXPECT_EQ(cpu::betterOpenBlasCore("Haswell", avx512), "SkylakeX");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Zen", avx512), "SkylakeX");  // a Zen 4 the table lacks
+  EXPECT_EQ(cpu::betterOpenBlasCore("Cooperlake", avx512), "");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Sandybridge", avx2), "Haswell");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", avx2), "Haswell");
+  EXPECT_EQ(cpu::betterOpenBlasCore("Zen", avx2), "");
+  EXPECT_EQ(cpu::betterOpenBlasCore("SkylakeX", avx2), "");  // never lowered
+  EXPECT_EQ(cpu::betterOpenBlasCore("Prescott", sse), "");
 }
 
 TEST(CpuBackend, LargeBlocksAreRecycledWithinTheLimit) {
