@@ -1,5 +1,6 @@
 // Evaluation of statements and expressions; function calls trace, compile, cache and run.
 #include "lang/eval.hpp"
+#include "lang/number_text.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -787,6 +788,8 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
     case ValueKind::DType: {
       if (args.pos.size() != 1 || !args.kw.empty())
         fail("E0220", args.span, std::string(dtypeName(callee.dtype)) + "(x) takes one argument");
+      if (args.pos[0].kind == ValueKind::String)  // i32(args[0]): a number from text
+        return Value::ofArray(parseNumberText(args.pos[0].str, callee.dtype, false, args.posSpans[0], dtypeName(callee.dtype)));
       AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
       return Value::ofArray(ops_.cast(x, callee.dtype, args.span));
     }
