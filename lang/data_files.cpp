@@ -1,6 +1,7 @@
 // Data files on disk: whole reads, memory-mapped .npy loads and atomic writes.
 #include "lang/data_files.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -15,6 +16,13 @@
 namespace scn {
 
 namespace {
+
+/// strerror's text, lower-case as diagnostics are ("no such file or directory").
+std::string reason(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
 
 [[noreturn]] void readError(const std::string& path, Span span, const std::string& what) {
   fail("E0514", span, "cannot load `" + path + "`: " + what,
@@ -31,11 +39,11 @@ struct Fd {
 
 int openForReading(const std::string& path, Span span, struct stat& st) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) readError(path, span, std::strerror(errno));
+  if (fd < 0) readError(path, span, reason(errno));
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
     ::close(fd);
-    readError(path, span, std::strerror(err));
+    readError(path, span, reason(err));
   }
   return fd;
 }
@@ -46,7 +54,7 @@ bool readAt(int fd, void* into, size_t bytes, off_t offset, const std::string& p
   while (bytes > 0) {
     ssize_t n = ::pread(fd, p, bytes, offset);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) readError(path, span, std::strerror(errno));
+    if (n < 0) readError(path, span, reason(errno));
     if (n == 0) return false;
     p += n, bytes -= static_cast<size_t>(n), offset += n;
   }
@@ -92,7 +100,7 @@ std::string readWholeFile(const std::string& path, Span span) {
   for (;;) {
     ssize_t n = ::read(f.fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) readError(path, span, std::strerror(errno));
+    if (n < 0) readError(path, span, reason(errno));
     if (n == 0) return out;
     out.append(chunk, static_cast<size_t>(n));
   }
@@ -133,7 +141,7 @@ Array loadNpyFile(const std::string& path, Span span) {
 void writeFileAtomically(const std::string& path, std::string_view bytes, Span span, WriteFn write) {
   if (!write) write = ::write;
   auto failWrite = [&](int err) -> void {
-    fail("E0520", span, "cannot save `" + path + "`: " + std::strerror(err),
+    fail("E0520", span, "cannot save `" + path + "`: " + reason(err),
          err == ENOSPC ? "the disk is full: free some space or save elsewhere; nothing was written" : "nothing was written");
   };
   struct stat st {};

@@ -41,7 +41,7 @@ bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::str
 
 Array parseTextTable(std::string_view text, DType t, const TextTableFormat& f, const std::string& name, Span span) {
   auto bad = [&](size_t line, const std::string& what) {
-    fail("E0523", span, "cannot load `" + name + "`: line " + std::to_string(line) + ": " + what,
+    fail("E0523", span, "cannot load `" + name + "`: line " + std::to_string(line) + (what.starts_with("column") ? ", " : ": ") + what,
          "loadtxt reads rows of numbers split by whitespace (or `delimiter=`), with '#' comments");
   };
   std::vector<std::vector<Field>> rows;
