@@ -102,17 +102,12 @@ void requireTopLevel(Evaluator& ev, const char* fn, Span span) {
                : "return the array and save it at top level");
 }
 
-enum class FileKind { Npy, Npz, Text };
-
-FileKind kindOf(const std::string& path, const char* fn, Span span, bool textAllowed) {
-  namespace fs = std::filesystem;
-  std::string ext = fs::path(path).extension().string();
-  if (ext == ".npy") return FileKind::Npy;
-  if (ext == ".npz") return FileKind::Npz;
-  if (textAllowed && (ext == ".txt" || ext == ".csv" || ext == ".dat")) return FileKind::Text;
-  fail("E0526", span, std::string(fn) + ": `" + path + "` is not a .npy or .npz file",
-       textAllowed ? "name the file .npy, .npz, or use loadtxt/savetxt for text tables"
-                   : "name the file .npy or .npz; text tables use loadtxt/savetxt");
+/// Whether load reads `path` as one .npy array (else a .npz archive); E0526 for other names.
+bool isNpy(const std::string& path, Span span) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".npy" && ext != ".npz")
+    fail("E0526", span, "load: `" + path + "` is not a .npy or .npz file", "text tables are read with loadtxt(path)");
+  return ext == ".npy";
 }
 
 /// The static array a save writes; E0521 for what is not one.
@@ -128,8 +123,7 @@ Value load(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "load", {"path"});
   requireTopLevel(ev, "load", c.span);
   std::string path = resolvePath(stringArg(a, 0, "load"), c.span);
-  FileKind kind = kindOf(path, "load", a.span(0), false);
-  if (kind == FileKind::Npy) return Value::ofArray(AVal::of(loadNpyFile(path, a.span(0))));
+  if (isNpy(path, a.span(0))) return Value::ofArray(AVal::of(loadNpyFile(path, a.span(0))));
   std::vector<Value> out;
   for (NamedArray& na : decodeNpz(readWholeFile(path, a.span(0)), path, a.span(0)))
     out.push_back(Value::ofArray(AVal::of(std::move(na.array))));
@@ -141,7 +135,7 @@ Value save(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "save", {"path", "x"});
   requireTopLevel(ev, "save", c.span);
   std::string path = resolvePath(stringArg(a, 0, "save"), c.span);
-  if (kindOf(path, "save", a.span(0), false) != FileKind::Npy)
+  if (std::filesystem::path(path).extension() != ".npy")
     fail("E0526", a.span(0), "save: `" + path + "` is not a .npy file", "save writes .npy files; use savez for .npz archives");
   writeFileAtomically(path, encodeNpy(savedArray(a.get(1), a.span(1), "save")), a.span(0));
   return Value::none();
@@ -155,7 +149,7 @@ Value savezWith(Evaluator& ev, CallArgs& c, const char* fn, bool compress) {
   const Value& p = c.pos[0];
   if (p.kind != ValueKind::String) fail("E0525", c.posSpans[0], std::string(fn) + ": `path` must be a string, got " + describe(p));
   std::string path = resolvePath(p.str, c.span);
-  if (kindOf(path, fn, c.posSpans[0], false) != FileKind::Npz)
+  if (std::filesystem::path(path).extension() != ".npz")
     fail("E0526", c.posSpans[0], std::string(fn) + ": `" + path + "` is not a .npz file", "savez writes .npz archives; use save for one .npy file");
   std::vector<NamedArray> arrays;
   for (size_t i = 1; i < c.pos.size(); ++i)

@@ -40,10 +40,16 @@ struct Fd {
 int openForReading(const std::string& path, Span span, struct stat& st) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) readError(path, span, reason(errno));
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
     ::close(fd);
     readError(path, span, reason(err));
+  }
+  // Only regular files, as for source files (E0502): /dev/zero or a pipe without a writer
+  // would fill memory or hang.
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    readError(path, span, S_ISDIR(st.st_mode) ? "it is a directory, not a file" : "it is not a regular file (a device, pipe or socket)");
   }
   return fd;
 }
@@ -109,7 +115,6 @@ std::string readWholeFile(const std::string& path, Span span) {
 Array loadNpyFile(const std::string& path, Span span) {
   struct stat st {};
   Fd f{openForReading(path, span, st)};
-  if (!S_ISREG(st.st_mode)) return decodeNpy(readWholeFile(path, span), path, span);
   size_t fileBytes = static_cast<size_t>(st.st_size);
   std::string prefix(std::min(fileBytes, 12 + kNpyMaxHeaderBytes), '\0');
   if (!readAt(f.fd, prefix.data(), prefix.size(), 0, path, span)) readError(path, span, "the file changed while it was read");

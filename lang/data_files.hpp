@@ -13,7 +13,8 @@ namespace scn {
 /// .npy data at least this large is memory-mapped instead of read (Note [Mapped arrays]).
 constexpr size_t kMapMinBytes = size_t{1} << 20;
 
-/// The whole contents of the file at `path`; E0514 naming it when it cannot be read.
+/// The whole contents of the regular file at `path`; E0514 naming it when it cannot be read
+/// or is not a regular file (a directory, a device, a pipe).
 std::string readWholeFile(const std::string& path, Span span);
 
 /// Loads a .npy file. Large data already in scn's layout is memory-mapped (the array owns the

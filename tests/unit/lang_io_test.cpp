@@ -44,6 +44,7 @@ struct BrokenFile {
 
 const BrokenFile kBroken[] = {
     {"missing.npy", "E0514: cannot load `missing.npy`: no such file or directory"},
+    {"/dev/zero", "E0514: cannot load `/dev/zero`: it is not a regular file (a device, pipe or socket)"},
     {"bad_magic.npy", "E0515: cannot load `bad_magic.npy`: not a .npy file (it does not start with \\x93NUMPY)"},
     {"bad_version.npy", "E0515: cannot load `bad_version.npy`: unsupported .npy format version 4.0"},
     {"truncated.npy", "E0518: cannot load `truncated.npy`: the file is truncated: shape (2, 3) of f64 needs 48 bytes of data, the file has 38"},
