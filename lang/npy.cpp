@@ -35,8 +35,8 @@ struct Literal {
   std::optional<int64_t> integer;  // nullopt: an integer too large for int64
   bool negative = false;
   bool boolean = false;
-  std::vector<Literal> items;                           // Tuple, List
-  std::vector<std::pair<std::string, Literal>> fields;  // Dict (keys are strings)
+  std::vector<Literal> items;     // Tuple, List; Dict: the values
+  std::vector<std::string> keys;  // Dict: the keys (strings), one per item
 };
 
 class LiteralParser {
@@ -107,12 +107,13 @@ class LiteralParser {
       v.kind = Literal::Dict;
       bool comma = false;
       while (!eat('}')) {
-        if (!v.fields.empty() && !comma) error("expected ',' or '}'");
+        if (!v.keys.empty() && !comma) error("expected ',' or '}'");
         skipSpace();
         if (pos_ == s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"')) error("expected a string key");
         std::string key = string();
         if (!eat(':')) error("expected ':'");
-        v.fields.emplace_back(std::move(key), value(depth + 1));
+        v.keys.push_back(std::move(key));
+        v.items.push_back(value(depth + 1));
         comma = eat(',');
       }
     } else {
@@ -193,8 +194,8 @@ DescrInfo dtypeOfDescr(const std::string& descr, const std::string& name, Span s
 }
 
 const Literal* field(const Literal& dict, const char* key) {
-  for (const auto& [k, v] : dict.fields)
-    if (k == key) return &v;
+  for (size_t i = 0; i < dict.keys.size(); ++i)
+    if (dict.keys[i] == key) return &dict.items[i];
   return nullptr;
 }
 
@@ -253,7 +254,7 @@ NpyHeader parseNpyHeader(std::string_view bytes, const std::string& name, Span s
   const Literal* descr = field(dict, "descr");
   const Literal* fortran = field(dict, "fortran_order");
   const Literal* shape = field(dict, "shape");
-  if (!descr || !fortran || !shape || dict.fields.size() != 3)
+  if (!descr || !fortran || !shape || dict.keys.size() != 3)
     bad("E0516", name, span, "malformed header: it must have exactly the keys 'descr', 'fortran_order' and 'shape'");
   if (descr->kind == Literal::List)
     bad("E0517", name, span, "structured arrays cannot be loaded (the dtype has named fields)",
