@@ -208,6 +208,30 @@ TEST(LangIo, SavingIntoAMissingDirectoryIsAnError) {
   }
 }
 
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+// `scn prog.scn 1000 0.5`: the arguments parse as numbers; bad text is E0524 at the argument.
+TEST(LangIo, CommandLineArgumentsBecomeNumbers) {
+  fs::path dir = tempDir();
+  std::ofstream(dir / "prog.scn") << "let n = int(args[0])\nprint(zeros(n).shape, float(args[1]) * 2.0, i64(args[0]))\n";
+  std::string scn = "cd '" + dir.string() + "' && '" + std::string(SCN_BINARY) + "' prog.scn ";
+  EXPECT_EQ(run(scn + "1000 0.25"), "(1000,) 0.5 1000\n");
+  EXPECT_EQ(run(scn + "ten 0.25"),
+            "prog.scn:1:13: error[E0524]: int(\"ten\"): not an integer\n"
+            " 1 | let n = int(args[0])\n"
+            "   |             ^~~~~~~\n"
+            "help: command-line arguments arrive in `args` as strings; run e.g. `scn prog.scn 1000` for int(args[0])\n");
+  fs::remove_all(dir);
+}
+
 // ---- round trips with NumPy ----
 
 int sh(const std::string& cmd) {
