@@ -167,6 +167,9 @@ std::string deflateAll(const std::string& in, const std::string& name, Span span
 std::string encodeNpz(const std::vector<NamedArray>& arrays, bool compress, const std::string& name, Span span) {
   std::string out, directory;
   constexpr uint64_t kLimit = 0xfffffffe;
+  // Without zip64 the end record counts members in 16 bits.
+  if (arrays.size() > 0xffff)
+    fail("E0522", span, "cannot save `" + name + "`: " + std::to_string(arrays.size()) + " arrays are more than a zip archive without zip64 holds (65535)");
   for (const NamedArray& na : arrays) {
     std::string file = na.name + ".npy";
     std::string npy = encodeNpy(na.array);
