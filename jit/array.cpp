@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "jit/array_format.hpp"
 #include "jit/scalar.hpp"
 #include "base/diagnostics.hpp"
 
@@ -189,7 +190,6 @@ std::string formatElement(const Array& a, int64_t i) {
   });
 }
 
-constexpr int64_t kSummaryThreshold = 1000;  // NumPy's print threshold
 constexpr int64_t kEdgeItems = 3;            // NumPy's edgeitems
 
 void formatAxis(const Array& a, size_t axis, int64_t offset, const std::vector<int64_t>& strides,
@@ -216,7 +216,9 @@ void formatAxis(const Array& a, size_t axis, int64_t offset, const std::vector<i
 
 }  // namespace
 
-std::string formatArray(const Array& a) {
+std::string formatArray(const Array& a) { return formatArray(a, kDefaultSummaryThreshold); }
+
+std::string formatArray(const Array& a, int64_t summaryThreshold) {
   // Row-major element strides. An empty array has no element to reach, and its other dims may
   // be huge (2 * (2**63 - 1) would overflow), so its strides stay 0.
   std::vector<int64_t> strides(a.shape.size(), a.size() > 0 ? 1 : 0);
@@ -225,8 +227,8 @@ std::string formatArray(const Array& a) {
   // Summarise large arrays, and also long axes of empty ones (2**40 empty rows would otherwise
   // print forever).
   bool longAxis = false;
-  for (int64_t d : a.shape) longAxis = longAxis || d > kSummaryThreshold;
-  formatAxis(a, 0, 0, strides, a.size() > kSummaryThreshold || longAxis, out);
+  for (int64_t d : a.shape) longAxis = longAxis || d > summaryThreshold;
+  formatAxis(a, 0, 0, strides, a.size() > summaryThreshold || longAxis, out);
   return out;
 }
 

@@ -10,6 +10,7 @@ namespace scn {
 
 void registerControlBuiltins(std::map<std::string, Builtin>& m);
 void registerRandomBuiltins(std::map<std::string, Builtin>& m);
+void registerIoBuiltins(std::map<std::string, Builtin>& m);
 
 namespace {
 
@@ -463,25 +464,6 @@ Value dynamicUpdateSlice(Evaluator& ev, CallArgs& c) {
 
 // ---- output and checks ----
 
-// print(values...): prints when evaluated. Inside a traced function that is trace time (once
-// per signature, as Python's print under jax.jit): static values print as values, traced ones
-// as "traced f32[3]".
-Value print(Evaluator& ev, CallArgs& c) {
-  // A weak value prints at its default dtype: check here that it fits, so that E0228 points at
-  // the argument (format itself has no place to point at).
-  std::function<void(const Value&, Span)> materialise = [&](const Value& v, Span span) {
-    if (v.isArray()) defaultize(*v.array, span);
-    if (v.isTuple())
-      for (const Value& e : *v.elems) materialise(e, span);
-  };
-  for (size_t i = 0; i < c.pos.size(); ++i) materialise(c.pos[i], c.posSpans[i]);
-  std::string line;
-  for (size_t i = 0; i < c.pos.size(); ++i) line += (i ? " " : "") + ev.format(c.pos[i]);
-  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "print takes no keyword arguments");
-  ev.host().out(line + "\n");
-  return Value::none();
-}
-
 // array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
 Value array(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "array", {"x", "dtype="});
@@ -615,12 +597,12 @@ std::map<std::string, Builtin> makeTable() {
   add("len", len, "len(x)");
   add("dynamic_slice", dynamicSlice, "dynamic_slice(x, starts, sizes)");
   add("dynamic_update_slice", dynamicUpdateSlice, "dynamic_update_slice(x, update, starts)");
-  add("print", print, "print(values...)");
   add("array", array, "array(x, dtype=None)");
   add("assert", assertBuiltin, "assert(cond, message=)");
   add("assert_close", assertClose, "assert_close(a, b, rtol=1e-5, atol=1e-8)");
   registerControlBuiltins(m);
   registerRandomBuiltins(m);
+  registerIoBuiltins(m);
   return m;
 }
 

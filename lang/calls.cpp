@@ -1,6 +1,7 @@
 // Calling values: dispatch on the callee's kind, binding arguments to parameters, inlining a
 // closure (the call depth limit, E0104), and tracing a function or a C++ body into a child trace.
 #include "lang/eval.hpp"
+#include "lang/number_text.hpp"
 
 #include "base/diagnostics.hpp"
 #include "lang/eval_internal.hpp"
@@ -19,6 +20,8 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
     case ValueKind::DType: {
       if (args.pos.size() != 1 || !args.kw.empty())
         fail("E0220", args.span, std::string(dtypeName(callee.dtype)) + "(x) takes one argument");
+      if (args.pos[0].kind == ValueKind::String)  // i32(args[0]): a number from text
+        return Value::ofArray(parseNumberText(args.pos[0].str, callee.dtype, false, args.posSpans[0], dtypeName(callee.dtype)));
       AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
       return Value::ofArray(ops_.cast(x, callee.dtype, args.span));
     }

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse session tracer capi cache)
+[ ${#targets[@]} -eq 0 ] && targets=(parse session tracer capi cache npy)
 build="${SCN_FUZZ_BUILD:-build-fuzz}"
 jobs="${SCN_FUZZ_JOBS:-2}"
 
@@ -50,6 +50,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     parse|session) args+=(-dict=tests/fuzz/scn.dict -max_len=2048) ;;
     tracer|capi) args+=(-max_len=1024) ;;
+    npy) args+=(-max_len=4096) ;;
   esac
   echo "== fuzz_$t: ${args[*]}"
   "$build/fuzz_$t" "${args[@]}" "$build/corpus/$t" 2>&1 | tee "$build/fuzz_$t.log" | grep -E '^(#[0-9]+ +DONE|==[0-9]+==ERROR|SUMMARY|==== scn fuzz finding|stat::number_of_executed_units|.*Test unit written)' 

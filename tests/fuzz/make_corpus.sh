@@ -8,7 +8,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:?usage: make_corpus.sh OUTDIR}"
-mkdir -p "$out"/parse "$out"/session "$out"/tracer "$out"/capi "$out"/cache
+mkdir -p "$out"/parse "$out"/session "$out"/tracer "$out"/capi "$out"/cache "$out"/npy
 n=0
 while IFS= read -r -d '' f; do
   name="seed_$(printf '%s' "${f#$root/}" | tr '/.' '__')"
@@ -37,5 +37,15 @@ for len in 16 64 256 1024; do
     cp "$out/tracer/seed_${len}_${seed}" "$out/capi/seed_${len}_${seed}"
     cp "$out/tracer/seed_${len}_${seed}" "$out/cache/seed_${len}_${seed}"
   done
+done
+# fuzz_npy: the golden and broken files of tests/data/npy, each behind the byte that picks the
+# reader (0: header, 1: .npy decoder, 2: .npz reader).
+for f in "$root"/tests/data/npy/*.npy "$root"/tests/data/npy/*.npz; do
+  [ "$(wc -c < "$f")" -le 4095 ] || continue
+  name="seed_$(basename "$f" | tr '.' '_')"
+  case "$f" in
+    *.npz) { printf '\x02'; cat "$f"; } > "$out/npy/$name" ;;
+    *) { printf '\x00'; cat "$f"; } > "$out/npy/${name}_h"; { printf '\x01'; cat "$f"; } > "$out/npy/$name" ;;
+  esac
 done
 echo "seed corpus: $n programs in $out/{parse,session}; byte seeds in $out/{tracer,capi,cache}"
