@@ -183,8 +183,9 @@ struct ArrayView {
   }
 };
 
-/// A result array. It owns its data (shared between copies of the HostArray, read-only), so it
-/// outlives the call, the Function and the Context that produced it.
+/// A result array. It owns its data (shared between copies of the HostArray; read-only unless
+/// uniqueData() says no one else has it), so it outlives the call, the Function and the Context
+/// that produced it.
 class HostArray {
  public:
   HostArray() = default;
@@ -210,6 +211,10 @@ class HostArray {
   }
   /// A view for passing this result to another call, without copying.
   ArrayView view() const { return ArrayView(dtype_, shape_, data_.get()); }
+  /// The data for writing when nothing else shares it (no other HostArray, no value the context
+  /// keeps, such as a global of the program): the host may then change the result in place.
+  /// nullptr when it is shared.
+  void* uniqueData() const { return data_.use_count() == 1 ? const_cast<void*>(data_.get()) : nullptr; }
 
  private:
   DataType dtype_ = DataType::F32;

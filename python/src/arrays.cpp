@@ -19,7 +19,10 @@ namespace scn::python {
 //
 // A result is a HostArray whose shared buffer is scn's own: it is moved into a capsule that
 // owns it, and the NumPy array wraps the data pointer with the capsule as its owner. The array
-// is read-only, because a result may share its buffer with a global of the program.
+// is writable when nothing else shares the buffer (HostArray::uniqueData: the usual case), and
+// read-only when it does (a global of the program returned as it is, one buffer behind two
+// results), so writing to a result never changes what scn or another result sees. Writable
+// arrays also matter to DLPack consumers that cannot take a read-only array (jax.dlpack).
 
 namespace {
 
@@ -159,9 +162,11 @@ nb::object toNumpy(HostArray&& result) {
   auto* owned = new HostArray(std::move(result));
   nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<HostArray*>(p); });
   std::vector<size_t> shape(owned->shape().begin(), owned->shape().end());
-  nb::ndarray<nb::numpy, nb::ro> array(owned->data(), shape.size(), shape.data(), owner, nullptr,
-                                       dlpackOf(owned->dtype()));
-  return array.cast();
+  if (void* data = owned->uniqueData())
+    return nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dlpackOf(owned->dtype())).cast();
+  return nb::ndarray<nb::numpy, nb::ro>(owned->data(), shape.size(), shape.data(), owner, nullptr,
+                                        dlpackOf(owned->dtype()))
+      .cast();
 }
 
 }  // namespace scn::python

@@ -2,6 +2,7 @@
 // (include/scn/scn.hpp), with the GIL released while scn compiles and runs, Ctrl-C turned into
 // Context::interrupt, and diagnostics raised as scn.Error (defined in scn/__init__.py).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -27,7 +28,7 @@ PyObject* g_errorClass = nullptr;
 
 /// A scn::Context with what the binding adds: a lock (Python threads may share a context), the
 /// diagnostics of the running call, and where print() output goes.
-struct PyContext {
+struct ContextObject {
   std::optional<Context> cx;
   std::recursive_mutex mutex;  // recursive: a print callback may call back into the context
   std::vector<DiagnosticRecord> records;  // of the current (or last) call
@@ -35,9 +36,9 @@ struct PyContext {
   std::vector<uintptr_t> lastResultPointers;
 };
 
-struct PyFunction {
-  nb::object context;  // the PyContext, alive while a function of it is
-  PyContext* cx = nullptr;
+struct FunctionObject {
+  nb::object context;  // the ContextObject, alive while a function of it is
+  ContextObject* cx = nullptr;
   Function fn;
   std::vector<Parameter> params;
 };
@@ -155,7 +156,7 @@ void settle(const std::vector<DiagnosticRecord>& records, const Status& s) {
 /// Runs `body` on the context with the GIL released and the context locked; the diagnostics
 /// it reported are moved to `records`.
 template <typename F>
-auto unlocked(PyContext& c, std::vector<DiagnosticRecord>& records, F&& body) {
+auto unlocked(ContextObject& c, std::vector<DiagnosticRecord>& records, F&& body) {
   SigintScope sigint(*c.cx);  // first, then a Ctrl-C that came before is raised now
   if (sigint.active() && PyErr_CheckSignals() != 0) throw nb::python_error();
   nb::gil_scoped_release release;
@@ -170,9 +171,9 @@ auto unlocked(PyContext& c, std::vector<DiagnosticRecord>& records, F&& body) {
 
 // ---------------------------------------------------------------- Context
 
-void initContext(PyContext* self, const std::string& backend, int optLevel, std::optional<std::string> cacheDir,
+void initContext(ContextObject* self, const std::string& backend, int optLevel, std::optional<std::string> cacheDir,
                  nb::object onPrint) {
-  new (self) PyContext();
+  new (self) ContextObject();
   self->onPrint = std::move(onPrint);
   ContextOptions o;
   o.backend = backend;
@@ -197,19 +198,19 @@ void initContext(PyContext* self, const std::string& backend, int optLevel, std:
   }();
   if (!cx) {
     std::vector<DiagnosticRecord> records = std::move(self->records);
-    self->~PyContext();
+    self->~ContextObject();
     raiseError(records, cx.status());
   }
   self->cx.emplace(std::move(cx).value());
 }
 
-void load(PyContext& c, const std::string& path) {
+void load(ContextObject& c, const std::string& path) {
   std::vector<DiagnosticRecord> records;
   Status s = unlocked(c, records, [&] { return c.cx->loadFile(path); });
   settle(records, s);
 }
 
-void run(PyContext& c, const std::string& source, const std::string& name) {
+void run(ContextObject& c, const std::string& source, const std::string& name) {
   std::vector<DiagnosticRecord> records;
   Status s = unlocked(c, records, [&] { return c.cx->load(source, name); });
   settle(records, s);
@@ -217,7 +218,7 @@ void run(PyContext& c, const std::string& source, const std::string& name) {
 
 /// ctx[name]; raises KeyError (`missing`) when nothing of that name is defined.
 nb::object lookup(nb::handle self, const std::string& name, PyObject* missing) {
-  PyContext& c = nb::cast<PyContext&>(self);
+  ContextObject& c = nb::cast<ContextObject&>(self);
   std::vector<DiagnosticRecord> records;
   Result<Function> f = unlocked(c, records, [&] { return c.cx->function(name); });
   if (!f && f.status().code() == StatusCode::NotFound) {
@@ -225,7 +226,7 @@ nb::object lookup(nb::handle self, const std::string& name, PyObject* missing) {
     throw nb::python_error();
   }
   settle(records, f.status());
-  PyFunction out;
+  FunctionObject out;
   out.context = nb::borrow(self);
   out.cx = &c;
   out.fn = std::move(f).value();
@@ -233,7 +234,7 @@ nb::object lookup(nb::handle self, const std::string& name, PyObject* missing) {
   return nb::cast(std::move(out));
 }
 
-nb::list lastStats(PyContext& c) {
+nb::list lastStats(ContextObject& c) {
   nb::list out;
   for (const CallStats& s : c.cx->lastStats()) {
     nb::dict d;
@@ -253,19 +254,21 @@ nb::list lastStats(PyContext& c) {
 
 // ---------------------------------------------------------------- Function
 
-/// The arguments in parameter order: positional ones, then keywords by parameter name (a
-/// static parameter `n` may also be given as `static_n`).
-std::vector<nb::handle> ordered(const PyFunction& f, nb::args args, nb::kwargs kwargs) {
-  std::vector<nb::handle> out(args.begin(), args.end());
-  if (kwargs.size() == 0) return out;
+/// The arguments in parameter order: the parameters named by keywords (a static parameter `n`
+/// also as `static_n`) take those, and the positional arguments fill the others in order, so
+/// `f(x, 2.0, static_n=3)` calls `fn f(static n, x, k)`.
+std::vector<nb::handle> ordered(const FunctionObject& f, nb::args args, nb::kwargs kwargs) {
+  if (kwargs.size() == 0) return std::vector<nb::handle>(args.begin(), args.end());
+  std::vector<nb::handle> out(f.params.size());
   size_t used = 0;
-  for (size_t i = out.size(); i < f.params.size(); ++i) {
+  for (size_t i = 0; i < f.params.size(); ++i) {
     const Parameter& p = f.params[i];
     PyObject* v = PyDict_GetItemString(kwargs.ptr(), p.name.c_str());
     if (!v && p.isStatic) v = PyDict_GetItemString(kwargs.ptr(), ("static_" + p.name).c_str());
-    if (!v) throw nb::type_error(("`" + f.fn.name() + "` is missing its argument `" + p.name + "`").c_str());
-    out.push_back(nb::handle(v));
-    ++used;
+    if (v) {
+      out[i] = nb::handle(v);
+      ++used;
+    }
   }
   if (used != kwargs.size()) {
     std::string names;
@@ -273,21 +276,31 @@ std::vector<nb::handle> ordered(const PyFunction& f, nb::args args, nb::kwargs k
     for (auto [key, value] : kwargs) {
       std::string k = nb::cast<std::string>(key);
       bool known = false;
-      for (size_t i = args.size(); i < f.params.size(); ++i)
-        known |= f.params[i].name == k || (f.params[i].isStatic && "static_" + f.params[i].name == k);
+      for (const Parameter& p : f.params) known |= p.name == k || (p.isStatic && "static_" + p.name == k);
       if (!known)
         throw nb::type_error(("`" + f.fn.name() + "` got an unexpected keyword argument `" + k +
                               "` (its parameters: " + names + ")").c_str());
     }
+    throw nb::type_error(("`" + f.fn.name() + "` got a parameter twice (as `n` and `static_n`)").c_str());
   }
+  size_t next = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].ptr()) continue;
+    if (next == args.size())
+      throw nb::type_error(("`" + f.fn.name() + "` is missing its argument `" + f.params[i].name + "`").c_str());
+    out[i] = args[next++];
+  }
+  if (next != args.size())
+    throw nb::type_error(("`" + f.fn.name() + "` takes " + std::to_string(f.params.size()) + " arguments but " +
+                          std::to_string(args.size() + used) + " were given").c_str());
   return out;
 }
 
-nb::object call(PyFunction& f, nb::args args, nb::kwargs kwargs) {
+nb::object call(FunctionObject& f, nb::args args, nb::kwargs kwargs) {
   std::vector<nb::handle> in = ordered(f, args, kwargs);
   CallInputs inputs(in.size());
   for (size_t i = 0; i < in.size(); ++i) inputs.add(in[i], i, f.fn.name().c_str());
-  PyContext& c = *f.cx;
+  ContextObject& c = *f.cx;
   std::vector<DiagnosticRecord> records;
   Result<std::vector<HostArray>> r = unlocked(c, records, [&] { return f.fn.call(inputs.views()); });
   settle(records, r.status());
@@ -318,7 +331,8 @@ NB_MODULE(_scn, m) {
   });
   m.def("_empty", [](nb::handle) {}, "does nothing: the call overhead of a nanobind function (bench/)");
 
-  nb::class_<PyContext>(m, "Context", "an scn engine: loaded programs, compiled code, backend")
+  nb::class_<ContextObject>(m, "Context", "an scn engine: loaded programs, compiled code, backend",
+                            nb::is_weak_referenceable())
       .def("__init__", &initContext, "backend"_a = "auto", "opt_level"_a = 2, "cache_dir"_a = nb::none(),
            "on_print"_a = nb::none())
       .def("load", &load, "path"_a, "loads and runs a .scn file (its `fn`s stay defined)")
@@ -332,26 +346,26 @@ NB_MODULE(_scn, m) {
              }
              return lookup(self, n, PyExc_AttributeError);
            })
-      .def("names", [](PyContext& c) { return c.cx->names(); }, "the names the programs defined")
-      .def("interrupt", [](PyContext& c) { c.cx->interrupt(); },
+      .def("names", [](ContextObject& c) { return c.cx->names(); }, "the names the programs defined")
+      .def("interrupt", [](ContextObject& c) { c.cx->interrupt(); },
            "stops the call running on this context in another thread (it raises scn.Error E0507)")
-      .def_prop_ro("backend", [](PyContext& c) { return c.cx->backend(); })
+      .def_prop_ro("backend", [](ContextObject& c) { return c.cx->backend(); })
       .def_prop_ro("last_stats", &lastStats, "one dict per compiled-function call of the last call")
-      .def_prop_ro("last_copied_input_bytes", [](PyContext& c) { return c.cx->lastCopiedInputBytes(); },
+      .def_prop_ro("last_copied_input_bytes", [](ContextObject& c) { return c.cx->lastCopiedInputBytes(); },
                    "bytes the last call copied to make its inputs contiguous (0: all borrowed)")
-      .def_prop_ro("last_result_pointers", [](PyContext& c) { return c.lastResultPointers; },
+      .def_prop_ro("last_result_pointers", [](ContextObject& c) { return c.lastResultPointers; },
                    "the data addresses of the last call's results, as scn reported them");
 
-  nb::class_<PyFunction>(m, "Function", "a function of a loaded program (or a builtin)")
+  nb::class_<FunctionObject>(m, "Function", "a function of a loaded program (or a builtin)")
       .def("__call__", &call)
-      .def_prop_ro("name", [](PyFunction& f) { return f.fn.name(); })
-      .def_prop_ro("arity", [](PyFunction& f) { return f.fn.arity(); })
+      .def_prop_ro("name", [](FunctionObject& f) { return f.fn.name(); })
+      .def_prop_ro("arity", [](FunctionObject& f) { return f.fn.arity(); })
       .def_prop_ro("parameters",
-                   [](PyFunction& f) {
+                   [](FunctionObject& f) {
                      nb::list out;
                      for (const scn::Parameter& p : f.params) out.append(nb::make_tuple(p.name, p.isStatic));
                      return out;
                    })
-      .def_prop_ro("context", [](PyFunction& f) { return f.context; })
-      .def("__repr__", [](PyFunction& f) { return "<scn.Function " + f.fn.name() + ">"; });
+      .def_prop_ro("context", [](FunctionObject& f) { return f.context; })
+      .def("__repr__", [](FunctionObject& f) { return "<scn.Function " + f.fn.name() + ">"; });
 }

@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-scn = pytest.importorskip("scn")
+import scn  # noqa: F401 - fails loudly when the package is not built
 
 ROOT = pathlib.Path(os.environ.get("SCN_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 

@@ -9,13 +9,13 @@ DTYPES = [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float32, np.flo
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_each_dtype_round_trips(ctx, dtype):
-    ctx.run("fn same(x) = x\nfn flip(x) = x[::-1]")
+    ctx.run("fn same(x) = x\nfn tail(x) = x[1:]")
     x = (np.arange(6) % 2 == 0) if dtype is np.bool_ else np.arange(6).astype(dtype)
-    for f in (ctx.same, ctx.flip):
+    for f in (ctx.same, ctx.tail):
         out = f(x)
         assert out.dtype == x.dtype
     np.testing.assert_array_equal(ctx.same(x), x)
-    np.testing.assert_array_equal(ctx.flip(x), x[::-1])
+    np.testing.assert_array_equal(ctx.tail(x), x[1:])
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0), (2, 3, 4)])

@@ -23,8 +23,18 @@ def test_results_own_scns_buffer(ctx):
     ctx.run("fn pair(x) = (x * 2.0, x + 1.0)")
     a, b = ctx.pair(np.arange(1000, dtype=np.float32))
     assert [data_pointer(a), data_pointer(b)] == ctx.last_result_pointers
-    assert not a.flags.writeable and not a.flags.owndata
+    assert a.flags.writeable and not a.flags.owndata  # nothing else has the buffer
     assert a.base is not None  # the owner of scn's buffer
+    a[0] = 42.0
+    assert a[0] == 42.0 and b[0] == 1.0
+
+
+def test_shared_buffers_are_read_only(ctx):
+    ctx.run("let g = arange(3)\nfn global_g(x) = g\nfn twice(x) { let y = x + 1.0; (y, y) }")
+    assert not ctx.global_g(1.0).flags.writeable  # the global's own buffer
+    y1, y2 = ctx.twice(np.ones(3))
+    assert not y1.flags.writeable and not y2.flags.writeable
+    assert ctx.global_g(1.0).tolist() == [0, 1, 2]
 
 
 def test_results_expose_dlpack(ctx):
