@@ -272,6 +272,10 @@ const char* scn_last_error(const scn_context* ctx) {
   return ctx->cx.lastError().c_str();
 }
 
+size_t scn_last_copied_input_bytes(const scn_context* ctx) {
+  return ctx ? ctx->cx.lastCopiedInputBytes() : 0;
+}
+
 scn_status scn_last_stats(scn_context* ctx, const scn_call_stats** stats, size_t* count) {
   if (!ctx || !stats || !count) return SCN_ERROR_INVALID_ARGUMENT;
   *stats = nullptr;

@@ -155,6 +155,9 @@ SCN_C_API scn_status scn_array_free(scn_array* arrays, size_t n);
 /** The one-line header of the last failed call's first error on ctx ("" after a success, and
  *  for a NULL ctx). Valid until the next call on ctx. */
 SCN_C_API const char* scn_last_error(const scn_context* ctx);
+/** Bytes the last call on ctx copied to make its inputs contiguous: 0 when every input was
+ *  borrowed (contiguous, aligned, not bool, not a static parameter). 0 for a NULL ctx. */
+SCN_C_API size_t scn_last_copied_input_bytes(const scn_context* ctx);
 /** The compiled-function calls the last load or call on ctx made, in order: *stats points to
  *  *count records (NULL and 0 when there are none), valid until the next call on ctx. */
 SCN_C_API scn_status scn_last_stats(scn_context* ctx, const scn_call_stats** stats, size_t* count);

@@ -167,6 +167,10 @@ struct ArrayView {
   /// Byte strides, one per dimension; empty means contiguous row-major. Other layouts are
   /// copied into a contiguous array before the call.
   std::vector<int64_t> strides;
+  /// A weakly typed scalar, like a number written without a suffix in scn source: it takes the
+  /// dtype of the array it meets (`x * 2.0` keeps x's dtype) and its default i32 / f32 alone.
+  /// Only a 0-d I64 or F64 view may be weak (a host language's int or float, at 64 bits).
+  bool weak = false;
 
   ArrayView() = default;
   ArrayView(DataType dtype_, std::vector<int64_t> shape_, const void* data_,
@@ -179,8 +183,9 @@ struct ArrayView {
   }
 };
 
-/// A result array. It owns its data (shared between copies of the HostArray, read-only), so it
-/// outlives the call, the Function and the Context that produced it.
+/// A result array. It owns its data (shared between copies of the HostArray; read-only unless
+/// uniqueData() says no one else has it), so it outlives the call, the Function and the Context
+/// that produced it.
 class HostArray {
  public:
   HostArray() = default;
@@ -206,6 +211,10 @@ class HostArray {
   }
   /// A view for passing this result to another call, without copying.
   ArrayView view() const { return ArrayView(dtype_, shape_, data_.get()); }
+  /// The data for writing when nothing else shares it (no other HostArray, no value the context
+  /// keeps, such as a global of the program): the host may then change the result in place.
+  /// nullptr when it is shared.
+  void* uniqueData() const { return data_.use_count() == 1 ? const_cast<void*>(data_.get()) : nullptr; }
 
  private:
   DataType dtype_ = DataType::F32;
@@ -220,6 +229,12 @@ struct Access;  // the C API's way in (driver/api.cpp); not for hosts
 
 /// A handle on a function a loaded program defined (or a builtin). Cheap to copy. It keeps its
 /// context's state alive and follows the context's threading rule.
+/// A parameter of a `fn`, as declared.
+struct Parameter {
+  std::string name;       // "_" for an ignored argument
+  bool isStatic = false;  // declared `static`: its value is part of the compiled signature
+};
+
 class SCN_API Function {
  public:
   Function();
@@ -232,6 +247,8 @@ class SCN_API Function {
   const std::string& name() const;
   /// Number of parameters, or -1 when it is not fixed (a builtin or a vmapped function).
   int arity() const;
+  /// The declared parameters, in order; empty when the arity is not fixed.
+  std::vector<Parameter> parameters() const;
   /// Calls the function: traced and compiled for the inputs' dtypes and shapes on the first call
   /// with that signature, then reused. The results are the leaves of the returned value (an
   /// array; a tuple, flattened in order; None gives no results).
@@ -276,6 +293,11 @@ class SCN_API Context {
   const std::string& lastError() const;
   /// One record per compiled-function call the last load() or call() made, in order.
   const std::vector<CallStats>& lastStats() const;
+  /// Bytes the last call copied to make its inputs contiguous host arrays: 0 when every input
+  /// was borrowed (contiguous, aligned, not bool, not a static parameter).
+  size_t lastCopiedInputBytes() const;
+  /// The names the prelude and the loaded programs defined (functions and other globals), sorted.
+  std::vector<std::string> names() const;
 
   /// Asks the load() or call() running on this context in another thread to stop: it fails
   /// with E0507 and StatusCode::Interrupted, and the context stays usable. The only member that

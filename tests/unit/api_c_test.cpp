@@ -86,6 +86,8 @@ TEST(ApiC, LoadCallAndFree) {
   EXPECT_EQ(out[0].strides, nullptr);
   const double* y = static_cast<const double*>(out[0].data);
   for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(y[i], c * x[i] * x[i] - x[i]) << i;
+  EXPECT_EQ(scn_last_copied_input_bytes(h.ctx), 0u);  // both inputs were borrowed
+  EXPECT_EQ(scn_last_copied_input_bytes(nullptr), 0u);
 
   // An output goes straight back in as an input (its owner field is ignored there).
   scn_function* both = h.fn("both");

@@ -5,6 +5,7 @@
 
 #include "test_backends.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -166,6 +167,63 @@ TEST(ApiCpp, ResultsNeverAliasHostMemory) {
   for (int64_t& v : x) v = -1;  // the host reuses its buffer: results keep their values
   EXPECT_EQ(values<int64_t>(r->at(0)), before);
   EXPECT_EQ(values<int64_t>(f->at(0)), before);
+}
+
+TEST(ApiCpp, CopiedInputBytesSayWhatWasBorrowed) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn add(x, y) = x + y"));
+  std::vector<float> x(6, 1.0f);
+  auto r = h.ctx.call("add", {scn::ArrayView::of(x.data(), {6}), scn::ArrayView::of(x.data(), {6})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(h.ctx.lastCopiedInputBytes(), 0u);
+  scn::ArrayView everyOther(scn::DataType::F32, {3}, x.data(), {2 * sizeof(float)});
+  r = h.ctx.call("add", {everyOther, scn::ArrayView::of(x.data(), {3})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(h.ctx.lastCopiedInputBytes(), 3 * sizeof(float));
+}
+
+TEST(ApiCpp, WeakScalarsTakeTheDtypeTheyMeet) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn scale(x, k) = x * k\nfn alone(k) = k * 1"));
+  std::vector<float> x = {1, 2};
+  double k = 2.5;
+  scn::ArrayView weakK(scn::DataType::F64, {}, &k);
+  weakK.weak = true;
+  auto r = h.ctx.call("scale", {scn::ArrayView::of(x.data(), {2}), weakK});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(values<float>(r->at(0)), (std::vector<float>{2.5f, 5.0f}));  // f32, as `x * 2.5`
+  auto strong = h.ctx.call("scale", {scn::ArrayView::of(x.data(), {2}), scn::ArrayView::of(&k, {})});
+  ASSERT_TRUE(strong.ok());
+  EXPECT_EQ(strong->at(0).dtype(), scn::DataType::F64);
+  int64_t three = 3;
+  scn::ArrayView weak3(scn::DataType::I64, {}, &three);
+  weak3.weak = true;
+  auto alone = h.ctx.call("alone", {weak3});
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(values<int32_t>(alone->at(0)), (std::vector<int32_t>{3}));  // the default i32
+  scn::ArrayView badWeak = scn::ArrayView::of(x.data(), {2});
+  badWeak.weak = true;
+  auto bad = h.ctx.call("alone", {badWeak});
+  EXPECT_EQ(bad.status().code(), scn::StatusCode::InvalidArgument);
+  ASSERT_FALSE(h.diags.empty());
+  EXPECT_EQ(h.diags.back().message, "input 0 is marked weak but has dtype f32 and shape (2,)");
+}
+
+TEST(ApiCpp, ParametersAndNames) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn head(static n, x, _) = x[0:n]\nlet scale = 2.0"));
+  auto f = h.ctx.function("head");
+  ASSERT_TRUE(f.ok());
+  std::vector<scn::Parameter> p = f->parameters();
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_TRUE(p[0].name == "n" && p[0].isStatic);
+  EXPECT_TRUE(p[1].name == "x" && !p[1].isStatic);
+  EXPECT_EQ(p[2].name, "_");
+  EXPECT_TRUE(h.ctx.function("sum")->parameters().empty());
+  std::vector<std::string> names = h.ctx.names();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_NE(std::find(names.begin(), names.end(), "head"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "scale"), names.end());
 }
 
 TEST(ApiCpp, StaticParametersAndResultsFedBack) {

@@ -1,0 +1,103 @@
+# Calling scn functions from Python: lookup, positional and keyword arguments, Python numbers,
+# tuples and None as results, loading files, scn.compile, print() output.
+import numpy as np
+import pytest
+
+import scn
+
+
+def test_run_and_call_by_item_and_attribute(backend):
+    ctx = scn.Context(backend=backend)
+    assert ctx.backend == backend
+    ctx.run("fn axpy(a, x, y) = a * x + y")
+    x = np.arange(4, dtype=np.float32)
+    y = np.ones(4, dtype=np.float32)
+    out = ctx["axpy"](2.0, x, y)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32
+    np.testing.assert_array_equal(out, [1, 3, 5, 7])
+    np.testing.assert_array_equal(ctx.axpy(2.0, x, y), out)
+    assert ctx.axpy.name == "axpy" and ctx.axpy.arity == 3
+
+
+def test_keywords_and_static_parameters(ctx):
+    ctx.run("fn gp(static n, x0, a) {\n"
+            "  let (_, xs) = scan(|c, _| (a * c, a * c), x0, None, length=n - 1)\n"
+            "  concat((x0[None], xs))\n}")
+    gp = ctx["gp"]
+    assert gp.parameters == [("n", True), ("x0", False), ("a", False)]
+    x0, a = np.float64(1.0), np.float64(2.0)
+    np.testing.assert_array_equal(gp(5, x0, a), [1, 2, 4, 8, 16])
+    np.testing.assert_array_equal(gp(x0=x0, a=a, n=3), [1, 2, 4])
+    np.testing.assert_array_equal(gp(x0, a, static_n=3), [1, 2, 4])  # the others in order
+    np.testing.assert_array_equal(gp(a=a, x0=x0, static_n=4), [1, 2, 4, 8])
+    with pytest.raises(TypeError, match="unexpected keyword argument `m`"):
+        gp(x0=x0, a=a, n=3, m=1)
+    with pytest.raises(TypeError, match="missing its argument `a`"):
+        gp(x0, n=3)
+    with pytest.raises(scn.Error, match="takes 3 arguments but 2 were given"):
+        gp(3, x0)
+
+
+def test_python_numbers_are_weak(ctx):
+    ctx.run("fn scale(x, k) = x * k\nfn alone(k) = k * 1")
+    x32 = np.ones(3, np.float32)
+    assert ctx.scale(x32, 2.5).dtype == np.float32  # like `x * 2.5` in scn source
+    assert ctx.scale(np.ones(3, np.float64), 2.5).dtype == np.float64
+    assert ctx.scale(np.ones(3, np.int64), 3).dtype == np.int64
+    assert ctx.alone(3).dtype == np.int32 and ctx.alone(3) == 3  # a weak int alone is i32
+    assert ctx.alone(1.5).dtype == np.float32
+    assert ctx.alone(True).dtype == np.int32  # a weak int meeting a bool is i32
+
+
+def test_results_tuples_and_scalars(ctx):
+    ctx.run("fn pair(x) = (x + 1.0, sum(x))")
+    a, s = ctx.pair(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(a, [1, 2, 3])
+    assert s.shape == () and s == 3.0 and s.dtype == np.float32
+
+
+def test_lists_and_numpy_scalars_are_converted(ctx):
+    ctx.run("fn total(x) = sum(x)")
+    assert ctx.total([1.0, 2.0, 3.5]) == 6.5
+    assert ctx.total(np.float32(2.0)) == 2.0
+
+
+def test_load_file_and_names(ctx, tmp_path):
+    path = tmp_path / "model.scn"
+    path.write_text("fn double(x) = 2.0 * x\nlet scale = 3.0\n")
+    ctx.load(str(path))
+    assert "double" in ctx.names() and "scale" in ctx.names()
+    np.testing.assert_array_equal(ctx.double(np.ones(2, np.float32)), [2, 2])
+
+
+def test_compile_one_function():
+    f = scn.compile("fn f(x) = x * x", backend="cpu")
+    np.testing.assert_array_equal(f(np.arange(3.0)), [0, 1, 4])
+    g = scn.compile("fn a(x) = x\nfn b(x) = x + 1", name="b", backend="cpu")
+    np.testing.assert_array_equal(g(np.zeros(1)), [1])
+    with pytest.raises(ValueError, match="defines 2 functions"):
+        scn.compile("fn a(x) = x\nfn b(x) = x + 1")
+
+
+def test_print_goes_to_sys_stdout(ctx, capsys):
+    ctx.run('print("hello from scn")')
+    ctx.run("fn show(x) { print(x); x }")
+    ctx.show(np.arange(2, dtype=np.int32))
+    out = capsys.readouterr().out
+    assert out == "hello from scn\ntraced i32[2]\n"  # print in a fn shows the traced value
+
+
+def test_print_callback():
+    lines = []
+    ctx = scn.Context(backend="cpu", on_print=lines.append)
+    ctx.run('print("to the callback")')
+    assert "".join(lines) == "to the callback\n"
+
+
+def test_stats_say_what_was_compiled(ctx):
+    ctx.run("fn inc(x) = x + 1.0")
+    x = np.zeros(8, np.float32)
+    ctx.inc(x)
+    assert ctx.last_stats[0]["compiled"] is True
+    ctx.inc(x)
+    assert ctx.last_stats[0]["compiled"] is False and ctx.last_stats[0]["function"] == "inc"

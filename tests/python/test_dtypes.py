@@ -1,0 +1,50 @@
+# Every scn dtype in and out, layouts that need a copy, and dtypes scn does not have.
+import numpy as np
+import pytest
+
+import scn
+
+DTYPES = [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_each_dtype_round_trips(ctx, dtype):
+    ctx.run("fn same(x) = x\nfn tail(x) = x[1:]")
+    x = (np.arange(6) % 2 == 0) if dtype is np.bool_ else np.arange(6).astype(dtype)
+    for f in (ctx.same, ctx.tail):
+        out = f(x)
+        assert out.dtype == x.dtype
+    np.testing.assert_array_equal(ctx.same(x), x)
+    np.testing.assert_array_equal(ctx.tail(x), x[1:])
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (2, 3, 4)])
+def test_shapes(ctx, shape):
+    ctx.run("fn twice(x) = 2.0 * x")
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    out = ctx.twice(x)
+    assert out.shape == shape
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_strided_and_fortran_inputs_are_copied_correctly(ctx):
+    ctx.run("fn inc(x) = x + 1.0")
+    base = np.arange(24, dtype=np.float64).reshape(4, 6)
+    for x in (base[:, ::2], base.T, np.asfortranarray(base), base[::-1]):
+        np.testing.assert_array_equal(ctx.inc(x), x + 1)
+        assert ctx.last_copied_input_bytes == x.size * 8
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.complex64])
+def test_unsupported_dtype_is_a_type_error(ctx, dtype):
+    ctx.run("fn same(x) = x")
+    with pytest.raises(TypeError, match="scn takes bool, int32, int64, uint32, uint64, float32 or float64"):
+        ctx.same(np.zeros(2, dtype))
+
+
+def test_objects_that_are_not_arrays(ctx):
+    ctx.run("fn same(x) = x")
+    with pytest.raises(TypeError, match="argument 1 of `same`"):
+        ctx.same({"a": 1})
+    with pytest.raises(ValueError, match="does not fit in 64 bits"):
+        ctx.same(2 ** 70)
