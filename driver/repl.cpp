@@ -44,6 +44,7 @@ void onInterrupt(int) {
 
 const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
   :help              this text
+  :help NAME         the signature and description of a builtin, e.g. :help sum
   :type EXPR         dtype and shape of a value
   :ir CALL           the IR of a function call after optimisation, e.g. :ir f(x)
   :kernels CALL      its loop-level kernel IR (fused loops and buffers)
@@ -79,6 +80,20 @@ void timeIt(Session& session, const std::string& expr, std::ostream& out) {
   out << buf;
 }
 
+/// `:help NAME`: the record of a builtin (Note [Builtin records] in lang/builtin_table.cpp).
+void helpFor(Session& session, const std::string& name, std::ostream& out) {
+  auto it = builtins().find(name);
+  if (it == builtins().end()) {
+    Diagnostic d;
+    d.code = "E0243";
+    d.message = "no builtin named `" + name + "`";
+    d.help = "`:help NAME` describes a builtin function, e.g. `:help sum`; `:help` lists the commands";
+    session.diagnostics().report(d);
+    return;
+  }
+  out << it->second.signature << "\n  " << it->second.description << "\n";
+}
+
 }  // namespace
 
 void installInterruptHandler(Session& session) {
@@ -102,7 +117,8 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
   std::string cmd = entry.substr(0, sp), rest = sp == std::string::npos ? "" : trim(entry.substr(sp));
   if (cmd == ":quit" || cmd == ":q") return false;
   if (cmd == ":help") {
-    out << kReplHelp;
+    if (rest.empty()) out << kReplHelp;
+    else helpFor(session, rest, out);
   } else if (cmd == ":type") {
     Value v;
     if (session.run("<repl>", rest, &v)) {

@@ -35,7 +35,6 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.readFile = [this](const std::string& path) { return readSourceFile(path, interrupted()); };
   host.stdlib = stdlibFiles();
   host.interrupted = interrupted();
-  host.scansWithCombiners = [this] { return backend_->scansWithCombiners(); };
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
   setBackend(opts_.backend);
@@ -114,8 +113,8 @@ bool Session::setBackend(const std::string& name) {
     return false;
   }
   backendName_ = chosen;
+  // Compiled code is the old backend's; the evaluator's traces do not depend on the backend.
   executables_.clear();
-  eval_->forgetTraces();
   return true;
 }
 
@@ -146,6 +145,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     PipelineOptions popts;
     popts.printAfter = opts_.printAfter;
     popts.print = opts_.out;
+    popts.expandAssociativeScans = !backend_->scansWithCombiners();
     FuncPtr optimised = runPipeline(*f, popts);
     double passMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (opts_.onCompile) opts_.onCompile(optimised);
@@ -291,7 +291,9 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     return false;
   }
   try {
-    out = emitFuncStage(stage, runPipeline(*captured, {}), opts_.optLevel);
+    PipelineOptions popts;
+    popts.expandAssociativeScans = !backend_->scansWithCombiners();
+    out = emitFuncStage(stage, runPipeline(*captured, popts), opts_.optLevel);
   } catch (const UserError& e) {
     report(e.diag);
     return false;

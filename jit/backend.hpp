@@ -57,8 +57,9 @@ class Backend {
   /// Compiles `f` (already verified). Errors are UserErrors (diagnostics), never aborts.
   virtual std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats = nullptr) = 0;
   /// Whether associative_scan with an elementwise combiner should reach this backend as one op
-  /// (lowered like cumsum: a blocked or serial scan) rather than as the tracer's log-depth
-  /// rounds of array ops, which suit a GPU better (Note [Associative scans] in jit/combiner.cpp).
+  /// (lowered like cumsum: a blocked or serial scan) rather than as log-depth rounds of array
+  /// ops, which suit a GPU better: the session then runs the expand-associative-scans pass
+  /// (PipelineOptions::expandAssociativeScans; Note [Associative scans] in jit/combiner.cpp).
   virtual bool scansWithCombiners() const { return true; }
 };
 

@@ -23,8 +23,10 @@ namespace scn {
 // every backend and at the top level too (cumulativeOpOf). Other combiners
 // (a 2x2 matrix product, one that reduces or captures a traced value) keep the tracer's
 // odd-even recursion of slices, concats and calls of f (Note [Odd-even associative scan] in
-// lang/builtins_control.cpp), as does a backend that prefers log-depth rounds (CUDA:
-// Backend::scansWithCombiners).
+// jit/transform/expand_assoc_scan.cpp; lang/builtins_assoc_scan.cpp). A backend that prefers
+// log-depth rounds (CUDA: Backend::scansWithCombiners) gets the op too, and the
+// expand-associative-scans pass writes the same rounds out with the combiner inlined, so the
+// trace never depends on the backend.
 // The op's semantics, as the interpreter runs it: along the axis, out[0] = x[0] and
 // out[i] = f(out[i-1], x[i]) (reverse: from the end). The blocked lowering reassociates, which
 // an associative f permits; float rounding may differ in the last bits, as for cumsum.

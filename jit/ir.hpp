@@ -14,7 +14,7 @@
 namespace scn {
 
 enum class Op : uint8_t {
-#define OP(Enum, name, cat, tc, nin, nout, comb, surface) Enum,
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface, description) Enum,
 #include "jit/ops.def"
 #undef OP
 };
@@ -42,6 +42,7 @@ struct OpInfo {
   int numOutputs;  // -1: variadic
   std::optional<Op> combiner;  // reductions and cumulative ops: the binary op they fold with
   const char* surface;         // builtin signatures, ';'-separated ("" if none)
+  const char* description;     // one line per signature, ';'-separated
   CategoryFlags flags;         // of its category
 };
 

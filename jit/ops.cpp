@@ -15,15 +15,15 @@ constexpr CategoryFlags kCategoryFlags[] = {
 
 // The Combiner column's values: each op's name as a combiner, and None.
 namespace combiner {
-#define OP(Enum, name, cat, tc, nin, nout, comb, surface) constexpr std::optional<Op> Enum{Op::Enum};
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface, description) constexpr std::optional<Op> Enum{Op::Enum};
 #include "jit/ops.def"
 #undef OP
 constexpr std::optional<Op> None{};
 }  // namespace combiner
 
 const OpInfo kOpTable[] = {
-#define OP(Enum, name, cat, tc, nin, nout, comb, surface)                                   \
-  {Op::Enum,     #name,   OpCategory::cat, TypeClass::tc, nin, nout, combiner::comb, surface, \
+#define OP(Enum, name, cat, tc, nin, nout, comb, surface, description)                                   \
+  {Op::Enum,     #name,   OpCategory::cat, TypeClass::tc, nin, nout, combiner::comb, surface, description, \
    kCategoryFlags[static_cast<size_t>(OpCategory::cat)]},
 #include "jit/ops.def"
 #undef OP

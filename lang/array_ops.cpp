@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 
 #include "base/diagnostics.hpp"
 
@@ -250,27 +251,57 @@ bool isHostInt(const AVal& v) {
   return v.weak && v.isStatic() && v.type.dtype == DType::I64 && v.type.shape.empty();
 }
 
+// The exact arithmetic of host integers: for each binary op whose i64 result can leave i64,
+// `checked_<name>` (the op's name in ops.def) gives the operator and whether x op y overflows.
+// checkedOp dispatches by the op table, as scalar::binary does; an op without a checked_
+// function cannot overflow on host integers (a comparison, max, a bitwise op, a shift).
+struct Checked {
+  bool overflow;
+  const char* symbol;
+};
+Checked checked_add(int64_t x, int64_t y) {
+  int64_t r;
+  return {__builtin_add_overflow(x, y, &r), "+"};
+}
+Checked checked_sub(int64_t x, int64_t y) {
+  int64_t r;
+  return {__builtin_sub_overflow(x, y, &r), "-"};
+}
+Checked checked_mul(int64_t x, int64_t y) {
+  int64_t r;
+  return {__builtin_mul_overflow(x, y, &r), "*"};
+}
+Checked checked_floordiv(int64_t x, int64_t y) { return {x == INT64_MIN && y == -1, "//"}; }
+Checked checked_pow(int64_t x, int64_t y) {
+  int64_t r = 1;
+  bool overflow = false;
+  for (int64_t k = 0; k < y && !overflow && r != 0; ++k) overflow = __builtin_mul_overflow(r, x, &r);
+  return {overflow, "**"};
+}
+// Every op's checked_<name> as an overload no integer matches, so that checkedOp can ask.
+struct NotChecked {};
+#define OP(Enum, name, ...) void checked_##name(NotChecked) = delete;
+#include "jit/ops.def"
+#undef OP
+
+template <typename Int>
+std::optional<Checked> checkedOp(Op op, Int x, Int y) {
+  switch (op) {
+#define OP(Enum, name, ...) \
+  case Op::Enum: if constexpr (requires { Checked{checked_##name(x, y)}; }) return checked_##name(x, y); break;
+#include "jit/ops.def"
+#undef OP
+  }
+  return std::nullopt;
+}
+
 void checkHostIntOverflow(Op op, const AVal& a, const AVal& b, Span span) {
   if (!(isHostInt(a) && isHostInt(b))) return;
-  int64_t x = a.concrete->getInt(0), y = b.concrete->getInt(0), r = 0;
-  bool overflow = false;
-  const char* sym = "";
-  switch (op) {
-    case Op::Add: overflow = __builtin_add_overflow(x, y, &r); sym = "+"; break;
-    case Op::Sub: overflow = __builtin_sub_overflow(x, y, &r); sym = "-"; break;
-    case Op::Mul: overflow = __builtin_mul_overflow(x, y, &r); sym = "*"; break;
-    case Op::FloorDiv: overflow = x == INT64_MIN && y == -1; sym = "//"; break;
-    case Op::Pow: {
-      sym = "**";
-      r = 1;
-      for (int64_t k = 0; k < y && !overflow && r != 0; ++k) overflow = __builtin_mul_overflow(r, x, &r);
-      break;
-    }
-    default: return;
-  }
-  if (overflow)
+  int64_t x = a.concrete->getInt(0), y = b.concrete->getInt(0);
+  std::optional<Checked> c = checkedOp(op, x, y);
+  if (c && c->overflow)
     fail("E0402", span,
-         "integer overflow: " + std::to_string(x) + " " + sym + " " +
+         "integer overflow: " + std::to_string(x) + " " + c->symbol + " " +
              std::to_string(y) + " does not fit in a signed 64-bit integer",
          kHostIntHelp);
 }

@@ -129,4 +129,18 @@ const Value& Args::callable(size_t i) const {
   return v;
 }
 
+Flat flat(const Value& v, Span span, const char* what) {
+  Flat f;
+  Evaluator::flatten(v, f.leaves, f.def, span, what);
+  for (AVal& l : f.leaves) l = defaultize(l, span);
+  return f;
+}
+
+AVal placeholder(AVal x) {
+  x.concrete.reset();
+  x.trace = nullptr;
+  x.var = -1;
+  return x;
+}
+
 }  // namespace scn

@@ -44,4 +44,52 @@ class Args {
   std::vector<Span> spans_;
 };
 
+inline Value arr(AVal a) { return Value::ofArray(std::move(a)); }
+
+// ---- the builtin table (Note [Builtin records] in builtin_table.cpp) ----
+
+/// The implementation of a builtin that is one op: `name` is a name of that op's surface
+/// column in jit/ops.def, whose row gives its signature and description.
+struct OpBuiltin {
+  const char* name;
+  BuiltinFn fn;
+};
+/// A builtin that is not one op, with its whole record: the signature starts with its name.
+struct OtherBuiltin {
+  const char* signature;
+  const char* description;
+  BuiltinFn fn;
+};
+/// The builtins one file defines.
+struct BuiltinDefs {
+  std::vector<OpBuiltin> ops;
+  std::vector<OtherBuiltin> others;
+};
+BuiltinDefs creationBuiltins();   // builtins_creation.cpp
+BuiltinDefs mathBuiltins();       // builtins_array.cpp
+BuiltinDefs shapeBuiltins();      // builtins_shape.cpp
+BuiltinDefs checkBuiltins();      // builtins_checks.cpp
+BuiltinDefs controlBuiltins();    // builtins_control.cpp
+BuiltinDefs assocScanBuiltins();  // builtins_assoc_scan.cpp
+BuiltinDefs randomBuiltins();     // builtins_random.cpp
+BuiltinDefs ioBuiltins();         // builtins_io.cpp
+
+// ---- pytree arguments (the control-flow builtins) ----
+
+/// A value flattened to its array leaves (each at its default dtype when weak) and structure.
+struct Flat {
+  std::vector<AVal> leaves;
+  TreeDef def;
+};
+Flat flat(const Value& v, Span span, const char* what);
+inline Value rebuild(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos) {
+  return Evaluator::unflatten(def, leaves, pos);
+}
+inline std::vector<AVal> concatLeaves(std::vector<AVal> a, const std::vector<AVal>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+/// The type-only stand-in for a value a body will receive (traceBody reads type, weak, origin).
+AVal placeholder(AVal x);
+
 }  // namespace scn

@@ -213,17 +213,20 @@ Value floatBuiltin(Evaluator& ev, CallArgs& c) { return numberBuiltin(ev, c, "fl
 
 }  // namespace
 
-void registerIoBuiltins(std::map<std::string, Builtin>& m) {
-  auto add = [&](const char* name, BuiltinFn fn, const char* sig) { m[name] = Builtin{name, fn, sig}; };
-  add("print", print, "print(values..., sep=\" \", end=\"\\n\", threshold=1000)");
-  add("load", load, "load(path)");
-  add("save", save, "save(path, x)");
-  add("savez", savez, "savez(path, arrays..., name=array...)");
-  add("savez_compressed", savezCompressed, "savez_compressed(path, arrays..., name=array...)");
-  add("loadtxt", loadtxt, "loadtxt(path, delimiter=None, dtype=f64, skiprows=0)");
-  add("savetxt", savetxt, "savetxt(path, x, delimiter=\" \")");
-  add("int", intBuiltin, "int(x)");
-  add("float", floatBuiltin, "float(x)");
+BuiltinDefs ioBuiltins() {
+  return {{},
+          {
+              {"print(values..., sep=\" \", end=\"\\n\", threshold=1000)",
+               "prints the values separated by sep and followed by end (traced values as their type, at trace time)", print},
+              {"load(path)", "reads a .npy file (a static array) or a .npz archive (a tuple of its arrays)", load},
+              {"save(path, x)", "writes x to a .npy file, atomically", save},
+              {"savez(path, arrays..., name=array...)", "writes arrays to an uncompressed .npz archive", savez},
+              {"savez_compressed(path, arrays..., name=array...)", "writes arrays to a zlib-compressed .npz archive", savezCompressed},
+              {"loadtxt(path, delimiter=None, dtype=f64, skiprows=0)", "reads a text table of numbers into a 1-d or 2-d array", loadtxt},
+              {"savetxt(path, x, delimiter=\" \")", "writes a 0-d, 1-d or 2-d array as a text table", savetxt},
+              {"int(x)", "an integer from text (Python's rules) or a number, weakly typed", intBuiltin},
+              {"float(x)", "a float from text (Python's rules) or a number, weakly typed", floatBuiltin},
+          }};
 }
 
 }  // namespace scn

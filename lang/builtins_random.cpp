@@ -6,7 +6,6 @@ namespace scn {
 
 namespace {
 
-Value arr(AVal a) { return Value::ofArray(std::move(a)); }
 
 struct Bits {
   AVal x0, x1;
@@ -123,12 +122,14 @@ Value normal(Evaluator& ev, CallArgs& c) {
 
 }  // namespace
 
-void registerRandomBuiltins(std::map<std::string, Builtin>& m) {
-  auto add = [&](const char* name, BuiltinFn fn, const char* sig) { m[name] = Builtin{name, fn, sig}; };
-  add("key", key, "key(seed)");
-  add("split", split, "split(key, num=2)");
-  add("uniform", uniform, "uniform(key, shape, dtype=f32, minval=0, maxval=1)");
-  add("normal", normal, "normal(key, shape, dtype=f32)");
+BuiltinDefs randomBuiltins() {
+  return {{},
+          {
+              {"key(seed)", "a random key from an integer seed", key},
+              {"split(key, num=2)", "num new keys from a key", split},
+              {"uniform(key, shape, dtype=f32, minval=0, maxval=1)", "uniform random numbers in [minval, maxval)", uniform},
+              {"normal(key, shape, dtype=f32)", "standard normal random numbers", normal},
+          }};
 }
 
 }  // namespace scn

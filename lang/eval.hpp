@@ -112,10 +112,12 @@ struct CallRecord {
 struct Builtin;
 class Evaluator;
 using BuiltinFn = Value (*)(Evaluator&, CallArgs&);
+/// A builtin function and its record (Note [Builtin records] in lang/builtin_table.cpp).
 struct Builtin {
-  const char* name;
+  std::string name;
   BuiltinFn fn;
-  const char* signature;  // shown by :help and in arity errors
+  std::string signature;    // "sum(x, axis=None)"
+  std::string description;  // one line: what it computes
 };
 /// Every builtin function, by name.
 const std::map<std::string, Builtin>& builtins();
@@ -129,8 +131,6 @@ struct EvalHost {
   /// Polled between statements and loop iterations: true when the user asked to stop (Ctrl-C
   /// in the REPL). Compiled code runs to the end of its call.
   std::function<bool()> interrupted;
-  /// Whether the selected backend takes associative_scan as one op (Backend::scansWithCombiners).
-  std::function<bool()> scansWithCombiners;
   /// The stdlib files, importable by name.
   std::vector<std::pair<std::string_view, std::string_view>> stdlib;
 };
@@ -154,9 +154,6 @@ class Evaluator {
   Value eval(const Expr& e, const std::shared_ptr<Env>& env);
   void exec(const Stmt& s, const std::shared_ptr<Env>& env);
 
-  /// Drops every cached trace: what a trace holds can depend on the backend (associative_scan's
-  /// form, Backend::scansWithCombiners), so the session calls this when the backend changes.
-  void forgetTraces() { cache_.clear(); }
   /// Calls any callable value (closure, builtin, vmapped function, dtype).
   Value call(const Value& callee, CallArgs& args);
   /// Traces `fn` on abstract arguments inside a new child trace of the current one. Returns the

@@ -1,8 +1,10 @@
-// The optimisation pipeline: scan-to-map, then dead-code elimination.
+// The optimisation pipeline: associative-scan rounds (for some backends), scan-to-map, then
+// dead-code elimination.
 #include "jit/transform/passes.hpp"
 
 #include "jit/batch.hpp"
 #include "jit/transform/batch_rules.hpp"
+#include "jit/transform/expand_assoc_scan.hpp"
 #include "base/diagnostics.hpp"
 
 namespace scn {
@@ -113,7 +115,10 @@ bool dropIdentityReshapes(Func& f) {
 
 const std::vector<Pass>& pipelinePasses() {
   static const std::vector<Pass> passes = {
-      // First, so the maps it creates are simplified and cleaned by the passes after it.
+      // Before scan-to-map, which then batches the rounds of a scan body like any map-like ops.
+      {"expand-associative-scans", "associative_scan ops become log-depth odd-even rounds",
+       expandAssociativeScans, &PipelineOptions::expandAssociativeScans},
+      // Early, so the maps it creates are simplified and cleaned by the passes after it.
       {"scan-to-map", "carry-less scans over map-like bodies become one batched map", scanToMap},
       {"drop-identity-reshapes", "removes reshapes that do not change the shape", dropIdentityReshapes},
       // Last: earlier passes leave unused equations behind.
@@ -132,6 +137,7 @@ FuncPtr cloneFunc(const Func& f) {
 FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
   FuncPtr g = cloneFunc(f);
   for (const Pass& p : pipelinePasses()) {
+    if (p.when && !(opts.*p.when)) continue;
     bool changed = p.run(*g);
     if (opts.verifyEach) {
       std::string err = verify(*g);

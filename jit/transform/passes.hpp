@@ -9,12 +9,16 @@
 
 namespace scn {
 
+struct PipelineOptions;
+
 /// A named pass. Its name is also the value of --print-after=<name>.
 struct Pass {
   const char* name;
   const char* description;
   /// Rewrites `f` in place (its sub-functions too); returns whether anything changed.
   bool (*run)(Func& f);
+  /// The option that turns the pass on, or null: it always runs.
+  bool PipelineOptions::*when = nullptr;
 };
 
 /// The passes, in pipeline order (see passes.cpp for why the order matters).
@@ -26,6 +30,9 @@ struct PipelineOptions {
   std::function<void(const std::string&)> print;
   /// Verify after every pass (tests and debug builds); a failure is an internal error.
   bool verifyEach = true;
+  /// associative_scan ops become odd-even rounds of array ops, for a backend that prefers log
+  /// depth to a serial or blocked scan (Backend::scansWithCombiners).
+  bool expandAssociativeScans = false;
 };
 
 /// Runs every pass on a deep copy of `f` and returns the optimised copy.

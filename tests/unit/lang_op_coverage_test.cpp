@@ -2,6 +2,8 @@
 // category (shape, batching, lowering) are switches over OpCategory that -Werror=switch keeps
 // complete; what a new row can still lack is per op: its scalar function in
 // jit/scalar/scalar.inc (interpreter, LLVM bitcode, CUDA prelude), its combiner, its builtin.
+// Every builtin has a record (Note [Builtin records] in lang/builtin_table.cpp) that its
+// argument binding agrees with.
 #include <gtest/gtest.h>
 
 #include "core_test_util.hpp"
@@ -10,6 +12,7 @@
 #include "jit/cpu/cpu_backend.hpp"
 #endif
 #include "jit/scalar.hpp"
+#include "driver/session.hpp"
 #include "lang/eval.hpp"
 #ifdef SCN_HAVE_CUDA
 #include "jit/cuda/emulation.hpp"
@@ -107,6 +110,50 @@ TEST(OpCoverage, EveryOpHasEveryRule) {
   std::string all;
   for (const std::string& m : missing) all += m + "\n";
   EXPECT_TRUE(missing.empty()) << all;
+}
+
+TEST(Builtins, EveryBuiltinHasASignatureAndADescription) {
+  ASSERT_FALSE(builtins().empty());
+  for (const auto& [name, b] : builtins()) {
+    EXPECT_EQ(b.name, name);
+    EXPECT_EQ(b.signature.rfind(name + "(", 0), 0u) << name << ": " << b.signature;
+    EXPECT_FALSE(b.signature.empty() || b.signature.back() != ')') << name << ": " << b.signature;
+    EXPECT_FALSE(b.description.empty()) << name;
+    EXPECT_FALSE(!b.description.empty() && b.description.back() == '.') << name << ": " << b.description;
+  }
+}
+
+/// The text an arity error gives as help for a documented signature: "sum(x, axis=None)" binds
+/// "sum(x, axis=...)" (Args); nullopt for a signature with varargs ("print(values...)").
+std::optional<std::string> bindingOf(const std::string& signature) {
+  if (signature.find("...") != std::string::npos) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < signature.size(); ++i) {
+    out += signature[i];
+    if (signature[i] != '=') continue;
+    out += "...";
+    while (i + 1 < signature.size() && signature[i + 1] != ',' && signature[i + 1] != ')') ++i;
+  }
+  return out;
+}
+
+TEST(Builtins, TheDocumentedSignatureIsTheBinding) {
+  std::vector<Diagnostic> diags;
+  SessionOptions o;
+  o.backend = "interp";
+  o.onDiagnostic = [&](const Diagnostic& d) { diags.push_back(d); };
+  Session s(o);
+  for (const auto& [name, b] : builtins()) {
+    std::optional<std::string> binding = bindingOf(b.signature);
+    if (!binding) continue;
+    diags.clear();
+    s.run("<test>", name + "(no_such_parameter=1)");
+    ASSERT_EQ(diags.size(), 1u) << name;
+    EXPECT_EQ(diags[0].code, "E0221") << name << ": " << diags[0].message;
+    // The parameters (an alias's messages name the op's first builtin: atan2 says arctan2).
+    const std::string& help = diags[0].help;
+    EXPECT_EQ(help.substr(std::min(help.find('('), help.size())), binding->substr(binding->find('('))) << name << ": " << help;
+  }
 }
 
 }  // namespace

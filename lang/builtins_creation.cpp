@@ -1,0 +1,182 @@
+// Builtins that create arrays: zeros, ones, full, arange, linspace, eye, array.
+#include <charconv>
+#include <cmath>
+#include <functional>
+
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+namespace {
+
+AVal filled(Evaluator& ev, const Shape& shape, AVal value, std::optional<DType> dtype, Span span) {
+  if (dtype) {
+    value = ev.ops().convert(value, *dtype, span);
+    value.weak = false;
+  } else {
+    value = defaultize(value, span);
+  }
+  return ev.ops().full(shape, value, span);
+}
+
+Value zeros(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "zeros", {"shape", "dtype="});
+  return arr(filled(ev, a.shape(0), strongScalar(a.dtype(1).value_or(DType::F32), 0), std::nullopt, c.span));
+}
+Value ones(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "ones", {"shape", "dtype="});
+  return arr(filled(ev, a.shape(0), strongScalar(a.dtype(1).value_or(DType::F32), 1), std::nullopt, c.span));
+}
+Value full(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "full", {"shape", "fill_value", "dtype="});
+  return arr(filled(ev, a.shape(0), a.array(1), a.dtype(2), c.span));
+}
+Value zerosLike(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "zeros_like", {"x", "dtype="});
+  AVal x = a.array(0);
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(surfaceType(x).dtype), 0), std::nullopt, c.span));
+}
+Value onesLike(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "ones_like", {"x", "dtype="});
+  AVal x = a.array(0);
+  return arr(filled(ev, x.type.shape, strongScalar(a.dtype(1).value_or(surfaceType(x).dtype), 1), std::nullopt, c.span));
+}
+
+/// The shortest text that reads back as v ("inf", "nan", "0.1", "1e+19").
+std::string numberText(double v) {
+  if (std::isnan(v)) return "nan";  // without the sign bit that 0.0 / 0.0 carries
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+Value arange(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "arange", {"start", "stop=", "step=", "dtype="});
+  // arange(n) or arange(start, stop, step): static bounds (the length is a shape).
+  auto num = [&](size_t i) {
+    Array v = concreteOrError(a.array(i), StaticUse::Shape, a.span(i), "`" + a.name(i) + "` of arange");
+    return v;
+  };
+  bool anyFloat = false;
+  double start = 0, stop, step = 1;
+  if (a.has(1) && !a.get(1).isNone()) {
+    start = num(0).getDouble(0);
+    stop = num(1).getDouble(0);
+    anyFloat = isFloat(num(0).dtype) || isFloat(num(1).dtype);
+  } else {
+    stop = num(0).getDouble(0);
+    anyFloat = isFloat(num(0).dtype);
+  }
+  if (a.has(2)) {
+    step = num(2).getDouble(0);
+    anyFloat = anyFloat || isFloat(num(2).dtype);
+  }
+  // arange(n) names its one bound `stop`, as NumPy's arange(stop) does.
+  bool twoBounds = a.has(1) && !a.get(1).isNone();
+  std::vector<std::pair<size_t, double>> given = {{0, twoBounds ? start : stop}};
+  if (twoBounds) given.push_back({1, stop});
+  if (a.has(2)) given.push_back({2, step});
+  for (auto [i, v] : given)
+    if (!std::isfinite(v))
+      fail("E0242", a.span(i),
+           "arange got a non-finite `" + (i == 0 && !twoBounds ? std::string("stop") : a.name(i)) + "` (" +
+               numberText(v) + ")",
+           "the bounds and the step of arange must be finite numbers");
+  if (step == 0) fail("E0223", a.span(2), "arange step must not be zero");
+  // The length is a shape: one that does not fit in i64 is not silently empty.
+  double length = std::ceil((stop - start) / step);
+  if (length >= 0x1p63)
+    fail("E0402", c.span, "arange from " + numberText(start) + " to " + numberText(stop) + " by " +
+                              numberText(step) + " has too many elements",
+         "the number of elements must fit in a signed 64-bit integer");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(length));
+  DType t = a.dtype(3).value_or(anyFloat ? DType::F32 : DType::I32);
+  if (isInteger(t) && n > 0) {  // as a weak integer that does not fit (Note [Weak types])
+    double last = start + static_cast<double>(n - 1) * step;
+    for (double v : {start, last})
+      if (std::fabs(v) >= 0x1p63 || !fitsIn(static_cast<int64_t>(v), t))
+        fail("E0228", c.span,
+             "arange reaches " + (std::fabs(v) < 0x1p63 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v)) +
+                 ", which does not fit in " + dtypeName(t) +
+                 (a.dtype(3) ? "" : ", the default integer type"),
+             "give it a dtype that holds every value, e.g. `dtype=i64`");
+  }
+  AVal i = ev.ops().iota(isFloat(t) ? t : DType::I64, {n}, 0, c.span);
+  AVal r = ev.ops().binary(Op::Add, ev.ops().binary(Op::Mul, i, anyFloat ? weakFloat(step) : weakInt(static_cast<int64_t>(step)), c.span, "arange"),
+                           anyFloat ? weakFloat(start) : weakInt(static_cast<int64_t>(start)), c.span, "arange");
+  r = ev.ops().convert(r, t, c.span);
+  r.weak = false;
+  return arr(r);
+}
+
+Value linspace(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "linspace", {"start", "stop", "num=", "endpoint=", "dtype="});
+  int64_t n = a.integer(2, 50, StaticUse::Shape);
+  bool endpoint = a.boolean(3, true);
+  DType t = a.dtype(4).value_or(DType::F32);
+  AVal start = a.array(0), stop = a.array(1);
+  int64_t div = endpoint ? n - 1 : n;
+  AVal i = ev.ops().iota(DType::F64, {n}, 0, c.span);
+  AVal delta = ev.ops().binary(Op::Sub, ev.ops().convert(stop, DType::F64, c.span), ev.ops().convert(start, DType::F64, c.span), c.span, "linspace");
+  AVal stepv = div > 0 ? ev.ops().trueDivide(delta, weakFloat(static_cast<double>(div)), c.span) : weakFloat(0);
+  AVal r = ev.ops().binary(Op::Add, ev.ops().convert(start, DType::F64, c.span), ev.ops().binary(Op::Mul, i, stepv, c.span, "linspace"), c.span, "linspace");
+  r = ev.ops().convert(r, t, c.span);
+  r.weak = false;
+  return arr(r);
+}
+
+Value eye(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "eye", {"n", "m=", "dtype="});
+  int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
+  int64_t m = a.integer(1, n, StaticUse::Shape);
+  DType t = a.dtype(2).value_or(DType::F32);
+  AVal r = ev.ops().binary(Op::Eq, ev.ops().iota(DType::I64, {n, m}, 0, c.span), ev.ops().iota(DType::I64, {n, m}, 1, c.span), c.span, "eye");
+  return arr(ev.ops().convert(r, t, c.span));
+}
+
+// array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
+Value array(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "array", {"x", "dtype="});
+  std::function<AVal(const Value&)> build = [&](const Value& v) -> AVal {
+    if (!v.isTuple()) return toArray(v, a.span(0), "array");
+    if (v.elems->empty()) fail("E0207", a.span(0), "array of an empty tuple has no dtype", "use zeros((0,))");
+    std::vector<AVal> parts;
+    for (const Value& e : *v.elems) parts.push_back(build(e));
+    DType t = parts[0].type.dtype;
+    bool weak = true;
+    for (const AVal& p : parts) {
+      t = promoteTypes(AVal::of(Array(t, {}), weak), p);
+      weak = weak && p.weak;
+      if (p.type.shape != parts[0].type.shape)
+        fail("E0207", a.span(0), "array got ragged elements of shapes " + shapeString(parts[0].type.shape) + " and " + shapeString(p.type.shape));
+    }
+    for (AVal& p : parts) p = ev.ops().expandDims(ev.ops().convert(p, t, c.span), 0, c.span);
+    AVal r = ev.ops().concat(parts, 0, c.span);
+    r.weak = weak;
+    return r;
+  };
+  AVal r = build(a.get(0));
+  if (auto t = a.dtype(1)) r = ev.ops().convert(r, *t, c.span);
+  else r = defaultize(r, a.span(0));
+  r.weak = false;
+  return arr(r);
+}
+
+}  // namespace
+
+BuiltinDefs creationBuiltins() {
+  return {{},
+          {
+              {"zeros(shape, dtype=f32)", "an array of zeros of the given shape", zeros},
+              {"ones(shape, dtype=f32)", "an array of ones of the given shape", ones},
+              {"full(shape, fill_value, dtype=)", "an array of the given shape filled with fill_value", full},
+              {"zeros_like(x, dtype=)", "zeros of the shape (and dtype) of x", zerosLike},
+              {"ones_like(x, dtype=)", "ones of the shape (and dtype) of x", onesLike},
+              {"arange(start, stop=, step=1, dtype=)", "the numbers from start (or 0) below stop by step, as NumPy's arange", arange},
+              {"linspace(start, stop, num=50, endpoint=true, dtype=f32)", "num evenly spaced numbers from start to stop", linspace},
+              {"eye(n, m=n, dtype=f32)", "the n x m identity matrix", eye},
+              {"array(x, dtype=None)", "an array from a number or a nested tuple of numbers and arrays", array},
+          }};
+}
+
+}  // namespace scn
