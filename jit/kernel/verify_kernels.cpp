@@ -20,14 +20,15 @@ namespace scn::kir {
 // - dtypes: loads read and stores write their buffer's dtype; indices, Arith and loop variables
 //   are i64; an Op has its table arity and the dtypes of its category (Compare and Predicate
 //   give bool, Select picks with a bool, Unary and Binary keep their operands' dtype); a Let
-//   assigns its local's dtype; constant indices are in bounds;
+//   assigns its local's dtype; constant indices are in bounds where they run (a kernel over an
+//   empty array, or a loop of extent 0, may name element 0 of an empty buffer);
 // - a single-pass scan kernel has a last dim, a combiner of Add/Mul/Max/Min with a constant
 //   identity, locals of its element dtype and a u64 status buffer of tileScanStatusWords words;
 // - steps: launches name existing kernels; GEMMs are f32 or f64 over buffers of that dtype;
 //   step offsets are host index arithmetic (constants, host vars of enclosing loops, Arith);
 //   a while tests a bool, a switch an i32 or bool; copies and swaps join slots of one dtype
 //   (swaps: of one size);
-// - every temporary that is a result is written by some step.
+// - every non-empty temporary that is a result is written by some step.
 // A violation is a bug of the lowering: lowerStage reports it as an internal error (E9999).
 
 namespace {
@@ -51,7 +52,7 @@ class Verifier {
     checkSteps(p_.steps, bound, "steps");
     for (int r : p_.results) {
       checkBufferId(r, "results");
-      if (p_.buffers[r].kind == BufferKind::Temp && !written_.count(r))
+      if (p_.buffers[r].kind == BufferKind::Temp && p_.buffers[r].elems > 0 && !written_.count(r))
         invalid("results", "temporary result b" + std::to_string(r) + " is never written");
     }
   }
@@ -79,6 +80,8 @@ class Verifier {
 
   /// A constant flat index must be inside the buffer.
   void checkConstIndex(int buffer, const ExprP& i, const std::string& where) const {
+    // An empty buffer's accesses are dead code (an empty array's kernels index element 0).
+    if (p_.buffers[buffer].elems == 0) return;
     if (i->kind == ExprKind::Const && (i->ival < 0 || i->ival >= p_.buffers[buffer].elems))
       invalid(where, "index " + std::to_string(i->ival) + " outside b" + std::to_string(buffer) + " of " +
                          std::to_string(p_.buffers[buffer].elems) + " elements");
@@ -90,6 +93,7 @@ class Verifier {
     std::string where;
     std::set<int> assigned;   // locals given a value so far (Lets, enclosing loop variables)
     std::set<int>* hostVars;  // collects the host vars the kernel reads
+    int unreachable = 0;      // > 0 inside code that never runs (no points, a loop of extent 0)
   };
 
   void want(DType got, DType expected, const std::string& what, const std::string& where) const {
@@ -144,7 +148,7 @@ class Verifier {
         checkBufferId(e->id, w);
         want(e->dtype, p_.buffers[e->id].dtype, "load of b" + std::to_string(e->id), w);
         want(e->args[0]->dtype, DType::I64, "the index of b" + std::to_string(e->id), w);
-        checkConstIndex(e->id, e->args[0], w);
+        if (!s.unreachable) checkConstIndex(e->id, e->args[0], w);
         return;
       case ExprKind::Op: checkOp(*e, w); return;
       case ExprKind::Convert: checkArgs(*e, 1, w); return;
@@ -209,7 +213,7 @@ class Verifier {
           want(st.index->dtype, DType::I64, "the index of a store to b" + std::to_string(st.buffer), s.where);
           want(st.value->dtype, p_.buffers[st.buffer].dtype, "the value stored to b" + std::to_string(st.buffer),
                s.where);
-          checkConstIndex(st.buffer, st.index, s.where);
+          if (!s.unreachable) checkConstIndex(st.buffer, st.index, s.where);
           stores_.insert(st.buffer);
           break;
         case StmtKind::Loop: {
@@ -217,7 +221,9 @@ class Verifier {
           if (st.extent < 0) invalid(s.where, "loop over l" + std::to_string(st.local) + " has a negative extent");
           bool wasAssigned = s.assigned.count(st.local) > 0;
           s.assigned.insert(st.local);
+          s.unreachable += st.extent == 0;
           checkStmts(st.body, s);
+          s.unreachable -= st.extent == 0;
           if (!wasAssigned) s.assigned.erase(st.local);  // the loop variable is bound inside only
           break;
         }
@@ -229,7 +235,7 @@ class Verifier {
     for (int64_t d : k.dims)
       if (d < 0) invalid(where, "negative dim " + std::to_string(d));
     std::set<int> hostVars;
-    KernelScope s{k, where, {}, &hostVars};
+    KernelScope s{k, where, {}, &hostVars, k.points() == 0 ? 1 : 0};
     stores_.clear();
     checkStmts(k.body, s);
     if (k.scan) checkTileScan(k, s);
