@@ -147,6 +147,12 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     popts.print = opts_.out;
     popts.expandAssociativeScans = !backend_->scansWithCombiners();
     FuncPtr optimised = runPipeline(*f, popts);
+    if (opts_.out && (opts_.printAfter == kLowerStage || opts_.printAfter == "all")) {
+      // The pipeline's last stage runs in the backend (Note [The lower stage]).
+      std::string kernels = backend_->kernelIR(optimised);
+      opts_.out(std::string("// after ") + kLowerStage +
+                (kernels.empty() ? ": not run (the " + backendName_ + " backend runs the IR)\n" : "\n" + kernels));
+    }
     double passMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (opts_.onCompile) opts_.onCompile(optimised);
     CompileStats cs;

@@ -61,6 +61,13 @@ class Backend {
   /// ops, which suit a GPU better: the session then runs the expand-associative-scans pass
   /// (PipelineOptions::expandAssociativeScans; Note [Associative scans] in jit/combiner.cpp).
   virtual bool scansWithCombiners() const { return true; }
+  /// The kernel IR this backend compiles `f` (optimised) to, as --emit=kernels prints it: the
+  /// output of the pipeline's `lower` stage (--print-after=lower). Empty for a backend that runs
+  /// the IR itself (the interpreter).
+  virtual std::string kernelIR(const FuncPtr& f) {
+    (void)f;
+    return "";
+  }
 };
 
 /// The reference interpreter: simple, complete, obviously correct; the oracle for the JITs.

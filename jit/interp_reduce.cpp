@@ -14,7 +14,7 @@
 // halves whose results are combined. A float sum of n elements is then off by at most about
 // (kPairwiseLeaf + log2(n)) eps * sum |x|, where a left-to-right loop is off by n eps (and
 // stops growing at 2^24 for f32 ones); the JITs use trees of their own (Note [Blocked
-// reductions] in jit/kernel/lower_ops.cpp) and agree to within a few ulp. Integer reductions
+// reductions] in jit/kernel/lower_reduce.cpp) and agree to within a few ulp. Integer reductions
 // wrap (exactly, in any order). A reduction over an empty axis gives the identity (sum 0, prod
 // 1, max -inf or the lowest integer, min +inf or the highest, all true, any false).
 // Cumulative ops and dot_general accumulate sequentially in increasing index order, in the

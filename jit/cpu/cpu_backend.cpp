@@ -152,11 +152,12 @@ class CpuBackend : public Backend {
   }
 
   std::string name() const override { return "cpu"; }
+  std::string kernelIR(const FuncPtr& f) override { return scn::emitKernels(f); }
 
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     std::lock_guard<std::mutex> lock(mutex_);
     auto t0 = Clock::now();
-    kir::Program prog = kir::lower(*f, cpuLowerOptions());
+    kir::Program prog = kir::lowerStage(*f, cpuLowerOptions());
     std::string name = prog.name;
     prog.name = "";  // the cache key does not depend on the function's name
     std::string key = kir::printKernels(prog);
@@ -215,10 +216,10 @@ std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
   return makeCpuBackend(o);
 }
 
-std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lower(*f, cpu::cpuLowerOptions())); }
+std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lowerStage(*f, cpu::cpuLowerOptions())); }
 
 std::string emitLLVM(const FuncPtr& f, int optLevel) {
-  kir::Program prog = kir::lower(*f, cpu::cpuLowerOptions());
+  kir::Program prog = kir::lowerStage(*f, cpu::cpuLowerOptions());
   auto tm = cpu::hostTargetMachine(optLevel);
   llvm::LLVMContext ctx;
   auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);
@@ -229,7 +230,7 @@ std::string emitLLVM(const FuncPtr& f, int optLevel) {
 }
 
 std::string emitAsm(const FuncPtr& f, int optLevel) {
-  kir::Program prog = kir::lower(*f, cpu::cpuLowerOptions());
+  kir::Program prog = kir::lowerStage(*f, cpu::cpuLowerOptions());
   auto tm = cpu::hostTargetMachine(optLevel);
   llvm::LLVMContext ctx;
   auto m = cpu::buildModule(prog, ctx, "scn_main", *tm, optLevel);

@@ -1,6 +1,5 @@
 // Kernel IR -> LLVM IR: each kernel becomes a loop nest over noalias buffer pointers, and the
 // sequential program becomes one entry function over the table of buffer pointers.
-#include <cctype>
 #include <functional>
 #include <map>
 #include <set>
@@ -36,11 +35,6 @@ bool runsParallel(const Kernel& k) {
   return !k.dims.empty() && k.dims[0] >= 2 && k.points() * innerWork(k.body) >= kParallelWork;
 }
 
-void collectBuffers(const ExprP& e, std::set<int>& out) {
-  if (e->kind == ExprKind::Load) out.insert(e->id);
-  for (const ExprP& a : e->args) collectBuffers(a, out);
-}
-
 void collectHostVars(const ExprP& e, std::set<int>& out) {
   if (e->kind == ExprKind::HostVar) out.insert(e->id);
   for (const ExprP& a : e->args) collectHostVars(a, out);
@@ -51,17 +45,6 @@ void collectHostVars(const std::vector<Stmt>& body, std::set<int>& out) {
     if (s.index) collectHostVars(s.index, out);
     if (s.value) collectHostVars(s.value, out);
     collectHostVars(s.body, out);
-  }
-}
-
-void collectBuffers(const std::vector<Stmt>& body, std::set<int>& out) {
-  for (const Stmt& s : body) {
-    if (s.kind == StmtKind::Store) {
-      out.insert(s.buffer);
-      collectBuffers(s.index, out);
-    }
-    if (s.value) collectBuffers(s.value, out);
-    collectBuffers(s.body, out);
   }
 }
 
@@ -78,35 +61,53 @@ struct KernelShape {
   std::vector<int> bufs;  // slots in order of first mention in the printed kernel
 };
 
-KernelShape shapeOf(const Kernel& k, const Program& p) {
-  std::string text = printKernel(k);
-  KernelShape s;
-  std::map<int, int> renamed;
-  for (size_t i = 0; i < text.size(); ++i) {
-    auto alnum = [&](size_t at) { return std::isalnum(static_cast<unsigned char>(text[at])) != 0; };
-    bool start = text[i] == 'b' && (i == 0 || !alnum(i - 1));
-    size_t j = i + 1;
-    while (start && j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (!start || j == i + 1 || j >= text.size() || text[j] != '[') {
-      s.key += text[i];
-      continue;
-    }
-    int slot = std::stoi(text.substr(i + 1, j - i - 1));
-    auto [it, fresh] = renamed.emplace(slot, static_cast<int>(s.bufs.size()));
-    if (fresh) s.bufs.push_back(slot);
-    s.key += "b" + std::to_string(it->second);
-    i = j - 1;
-  }
-  for (int slot : s.bufs) s.key += std::string(" ") + dtypeName(p.buffers.at(slot).dtype);
-  return s;
-}
+/// Renumbers a kernel's buffers by first mention in its printed text (a pre-order walk in the
+/// printer's order: a store's buffer, its index, its value; a load's buffer, its index).
+class BufferRenumbering {
+ public:
+  std::vector<int> bufs;  // original slots, in order of first mention
 
-KernelShape checkedShapeOf(const Kernel& k, const Program& p) {
-  KernelShape s = shapeOf(k, p);
-  std::set<int> used;
-  collectBuffers(k.body, used);
-  if (std::set<int>(s.bufs.begin(), s.bufs.end()) != used)
-    internalError("kernel text and kernel buffers disagree in " + k.name);
+  void stmts(std::vector<Stmt>& body) {
+    for (Stmt& s : body) {
+      switch (s.kind) {
+        case StmtKind::Let: s.value = expr(s.value); break;
+        case StmtKind::Store:
+          s.buffer = slot(s.buffer);
+          s.index = expr(s.index);
+          s.value = expr(s.value);
+          break;
+        case StmtKind::Loop: stmts(s.body); break;
+      }
+    }
+  }
+
+ private:
+  int slot(int buffer) {
+    auto [it, fresh] = renamed_.emplace(buffer, static_cast<int>(bufs.size()));
+    if (fresh) bufs.push_back(buffer);
+    return it->second;
+  }
+  ExprP expr(const ExprP& e) {  // shared nodes (fused DAGs) are renumbered once
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    auto c = std::make_shared<Expr>(*e);
+    if (c->kind == ExprKind::Load) c->id = slot(c->id);
+    for (ExprP& a : c->args) a = expr(a);
+    memo_[e.get()] = c;
+    return c;
+  }
+  std::map<int, int> renamed_;
+  std::map<const Expr*, ExprP> memo_;
+};
+
+KernelShape shapeOf(const Kernel& k, const Program& p) {
+  Kernel renumbered = k;
+  BufferRenumbering r;
+  r.stmts(renumbered.body);
+  if (renumbered.scan) r.stmts(renumbered.scan->store);  // printed after the body
+  KernelShape s;
+  s.key = printKernel(renumbered);
+  s.bufs = std::move(r.bufs);
+  for (int slot : s.bufs) s.key += std::string(" ") + dtypeName(p.buffers.at(slot).dtype);
   return s;
 }
 
@@ -194,7 +195,7 @@ class ModuleEmitter {
     std::vector<KernelShape> shapes;
     std::map<std::string, int> uses;
     for (const Kernel& k : p_.kernels) {
-      shapes.push_back(checkedShapeOf(k, p_));
+      shapes.push_back(shapeOf(k, p_));
       if (runsParallel(k)) ++uses[shapes.back().key];
     }
     for (size_t i = 0; i < p_.kernels.size(); ++i) {

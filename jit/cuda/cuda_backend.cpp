@@ -295,10 +295,11 @@ class CudaBackend : public Backend {
   explicit CudaBackend(std::shared_ptr<CudaContext> c) : c_(std::move(c)) {}
   std::string name() const override { return "cuda"; }
   bool scansWithCombiners() const override { return false; }  // log-depth rounds parallelise
+  std::string kernelIR(const FuncPtr& f) override { return emitKernels(f); }
 
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
-    kir::Program p = kir::lower(*f, cudaLowerOptions());
+    kir::Program p = kir::lowerStage(*f, cudaLowerOptions());
     CudaSource src = printCudaKernels(p);
     double optMs = msSince(t0);
     auto t1 = std::chrono::steady_clock::now();

@@ -97,17 +97,6 @@ void printConst(std::ostream& os, const kir::Expr& e) {
   }
 }
 
-/// The C++ operator of a Compare-category op (IEEE comparisons, as scalar::compare).
-const char* compareOperator(Op op) {
-  if (op == Op::Eq) return "==";
-  if (op == Op::Ne) return "!=";
-  if (op == Op::Lt) return "<";
-  if (op == Op::Le) return "<=";
-  if (op == Op::Gt) return ">";
-  if (op == Op::Ge) return ">=";
-  internalError(std::string("compareOperator called with ") + opName(op));
-}
-
 void printExpr(std::ostream& os, const kir::ExprP& e);
 
 void printArgs(std::ostream& os, const std::vector<kir::ExprP>& args) {
@@ -117,22 +106,17 @@ void printArgs(std::ostream& os, const std::vector<kir::ExprP>& args) {
   }
 }
 
-/// An elementwise op of the op table by its category: prelude overloads for Unary, Predicate and
-/// Binary; C++ operators for Compare and Select.
+/// An elementwise op of the op table by its category: the prelude's overload scn_<name> (the
+/// op table's name; jit/scalar/scalar.inc) for Unary, Predicate, Binary and Compare, the C++
+/// conditional for Select.
 void printOp(std::ostream& os, const kir::Expr& e) {
   const OpInfo& info = opInfo(e.op);
   switch (info.category) {
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Compare:
       SCN_ASSERT(static_cast<int>(e.args.size()) == info.numInputs, "kernel op arity");
       os << "scn_" << info.name << "(";
       printArgs(os, e.args);
-      os << ")";
-      return;
-    case OpCategory::Compare:
-      os << "(";
-      printExpr(os, e.args.at(0));
-      os << " " << compareOperator(e.op) << " ";
-      printExpr(os, e.args.at(1));
       os << ")";
       return;
     case OpCategory::Select:
@@ -169,23 +153,16 @@ void printExpr(std::ostream& os, const kir::ExprP& e) {
       os << ")";
       return;
     case kir::ExprKind::Arith: {
-      const char* bin = nullptr;
-      switch (e->arith) {
-        case kir::Arith::Add: bin = " + "; break;
-        case kir::Arith::Sub: bin = " - "; break;
-        case kir::Arith::Mul: bin = " * "; break;
-        case kir::Arith::Div: bin = " / "; break;
-        case kir::Arith::Rem: bin = " % "; break;
-        case kir::Arith::Min: case kir::Arith::Max: break;
-      }
-      if (bin) {
+      // The C++ operator of the Arith table, or the prelude's scn_imin / scn_imax.
+      const kir::ArithInfo& a = kir::arithInfo(e->arith);
+      if (a.infix) {
         os << "(";
         printExpr(os, e->args.at(0));
-        os << bin;
+        os << " " << a.symbol << " ";
         printExpr(os, e->args.at(1));
         os << ")";
       } else {
-        os << (e->arith == kir::Arith::Min ? "scn_imin(" : "scn_imax(");
+        os << "scn_i" << a.symbol << "(";
         printArgs(os, e->args);
         os << ")";
       }
@@ -275,7 +252,7 @@ void printDecomposition(std::ostream& os, const std::vector<int64_t>& dims, size
   }
 }
 
-/// The body of a single-pass scan kernel (Note [Single-pass scans] in lower_ops.cpp): the element
+/// The body of a single-pass scan kernel (Note [Single-pass scans] in lower_scan.cpp): the element
 /// and the store as lambdas of (row, position), and a call of the prelude's scn_tile_scan.
 void printTileScan(std::ostream& os, const kir::Kernel& k) {
   const kir::TileScan& s = *k.scan;
@@ -452,10 +429,10 @@ kir::LowerOptions cudaLowerOptions() {
   return o;
 }
 
-std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lower(*f, cudaLowerOptions())); }
+std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lowerStage(*f, cudaLowerOptions())); }
 
 std::string emitCuda(const FuncPtr& f) {
-  kir::Program p = kir::lower(*f, cudaLowerOptions());
+  kir::Program p = kir::lowerStage(*f, cudaLowerOptions());
   return cudaTranslationUnit(printCudaKernels(p));
 }
 

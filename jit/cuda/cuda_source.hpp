@@ -62,7 +62,7 @@ std::string cudaTranslationUnit(const CudaSource& s);
 kir::LowerOptions cudaLowerOptions();
 
 /// The shortest cumulative axis the CUDA backend scans with a single-pass scan kernel (Note
-/// [Single-pass scans] in jit/kernel/lower_ops.cpp); shorter ones are a loop per row.
+/// [Single-pass scans] in jit/kernel/lower_scan.cpp); shorter ones are a loop per row.
 inline constexpr int64_t kSinglePassScanMin = 1024;
 
 /// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda).

@@ -25,7 +25,7 @@ namespace scn::cuda {
 // printer's scn_emu_<kernel> entries use to run every (block, thread) pair of a launch in turn.
 // Kernels are perfectly parallel (no shared memory, no barriers, no atomics), so any order is
 // a valid schedule. The exception is a single-pass scan (Note [Single-pass scans] in
-// jit/kernel/lower_ops.cpp): its entry (SCN_EMU_WHOLE_GRID) calls the kernel once for the whole
+// jit/kernel/lower_scan.cpp): its entry (SCN_EMU_WHOLE_GRID) calls the kernel once for the whole
 // grid and the prelude's scn_tile_scan has an emulation branch that runs the same tile-status
 // protocol (counter, status words, look-back windows of 32 lanes) with the block's threads as
 // loops, scheduling the grid's blocks in rounds: every block of a round takes a tile and
@@ -355,9 +355,10 @@ class EmulationBackend : public Backend {
       : maxGrid_(maxGrid), interrupt_(interrupt) {}
   std::string name() const override { return "cuda-emulation"; }
   bool scansWithCombiners() const override { return false; }  // as the CUDA backend
+  std::string kernelIR(const FuncPtr& f) override { return emitKernels(f); }
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
-    kir::Program p = kir::lower(*f, cudaLowerOptions());
+    kir::Program p = kir::lowerStage(*f, cudaLowerOptions());
     CudaSource src = printCudaKernels(p);
     auto t1 = std::chrono::steady_clock::now();
     int kernels = static_cast<int>(p.kernels.size());

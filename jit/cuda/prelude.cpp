@@ -16,7 +16,8 @@ namespace scn::cuda {
 // are bit-identical and float formulas the same (NVRTC runs with -fmad=false).
 // Ops are overloads on the operand type: the printer writes scn_add(a, b) and every operand has
 // an exact C++ type (typed locals, loads and constants), so overload resolution never converts.
-// Comparisons and select are printed as C++ operators (the IEEE comparisons of scalar.inc).
+// Comparisons are scn_eq, scn_lt, ... too (the IEEE comparisons of scalar.inc); select is the
+// C++ conditional.
 static const char* const kPreludeHead = R"SCN_PRELUDE(// ---- scn CUDA prelude (jit/cuda/prelude.cpp) ----
 typedef int i32;
 typedef long long i64;
@@ -33,7 +34,7 @@ static const char* const kPreludeTail = R"SCN_PRELUDE(
 // ---- float constants that have no literal (inf, nan): from their bits ----
 SCN_FN f32 scn_f32_bits(u32 b) { return __int_as_float((i32)b); }
 SCN_FN f64 scn_f64_bits(u64 b) { return __longlong_as_double((i64)b); }
-// ---- single-pass scans (Note [Single-pass scans] in jit/kernel/lower_ops.cpp) ----
+// ---- single-pass scans (Note [Single-pass scans] in jit/kernel/lower_scan.cpp) ----
 // scn_tile_scan<T, ITEMS>(value, store, comb, identity, rows, n, status): rows independent
 // inclusive scans of n elements; value(row, p) gives element p, store(row, p, prefix) writes
 // its prefix. Tiles of SCN_TILE_THREADS x ITEMS elements; status: the tile counter (word 0),

@@ -57,16 +57,7 @@ int64_t evalHostIndex(const kir::ExprP& e, const std::vector<int64_t>& hostVars)
     case kir::ExprKind::HostVar: return hostVars.at(e->id);
     case kir::ExprKind::Arith: {
       int64_t a = evalHostIndex(e->args.at(0), hostVars), b = evalHostIndex(e->args.at(1), hostVars);
-      switch (e->arith) {
-        case kir::Arith::Add: return a + b;
-        case kir::Arith::Sub: return a - b;
-        case kir::Arith::Mul: return a * b;
-        case kir::Arith::Div: return b == 0 ? 0 : a / b;
-        case kir::Arith::Rem: return b == 0 ? 0 : a % b;
-        case kir::Arith::Min: return a < b ? a : b;
-        case kir::Arith::Max: return a > b ? a : b;
-      }
-      break;
+      return kir::evalArith(e->arith, a, b);
     }
     case kir::ExprKind::Index: case kir::ExprKind::Local: case kir::ExprKind::Load:
     case kir::ExprKind::Op: case kir::ExprKind::Convert:

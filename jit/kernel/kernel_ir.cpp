@@ -80,16 +80,7 @@ bool isConstIdx(const ExprP& e, int64_t v) {
 ExprP arith(Arith a, ExprP x, ExprP y) {
   bool cx = x->kind == ExprKind::Const, cy = y->kind == ExprKind::Const;
   if (cx && cy) {
-    int64_t p = x->ival, q = y->ival;
-    switch (a) {
-      case Arith::Add: return idx(p + q);
-      case Arith::Sub: return idx(p - q);
-      case Arith::Mul: return idx(p * q);
-      case Arith::Div: return idx(q == 0 ? 0 : p / q);
-      case Arith::Rem: return idx(q == 0 ? 0 : p % q);
-      case Arith::Min: return idx(p < q ? p : q);
-      case Arith::Max: return idx(p > q ? p : q);
-    }
+    return idx(evalArith(a, x->ival, y->ival));
   }
   switch (a) {
     case Arith::Add:
@@ -167,19 +158,6 @@ int countSteps(const std::vector<Step>& steps, StepKind kind) {
 
 namespace {
 
-const char* arithName(Arith a) {
-  switch (a) {
-    case Arith::Add: return "+";
-    case Arith::Sub: return "-";
-    case Arith::Mul: return "*";
-    case Arith::Div: return "/";
-    case Arith::Rem: return "%";
-    case Arith::Min: return "min";
-    case Arith::Max: return "max";
-  }
-  return "?";
-}
-
 void printConst(std::ostream& os, const Expr& e) {
   if (isFloat(e.dtype)) {
     char buf[64];
@@ -221,8 +199,8 @@ void print(std::ostream& os, const ExprP& e) {
       os << ")";
       return;
     case ExprKind::Arith:
-      if (e->arith == Arith::Min || e->arith == Arith::Max) {
-        os << arithName(e->arith) << "(";
+      if (!arithInfo(e->arith).infix) {
+        os << arithInfo(e->arith).symbol << "(";
         print(os, e->args[0]);
         os << ", ";
         print(os, e->args[1]);
@@ -230,7 +208,7 @@ void print(std::ostream& os, const ExprP& e) {
       } else {
         os << "(";
         print(os, e->args[0]);
-        os << " " << arithName(e->arith) << " ";
+        os << " " << arithInfo(e->arith).symbol << " ";
         print(os, e->args[1]);
         os << ")";
       }
@@ -363,7 +341,7 @@ std::string printExpr(const ExprP& e) {
   return os.str();
 }
 
-std::string printKernels(const Func& f) { return printKernels(lower(f)); }
+std::string printKernels(const Func& f) { return printKernels(lowerStage(f, {})); }
 
 std::string printKernel(const Kernel& k) {
   std::ostringstream os;

@@ -29,8 +29,54 @@ namespace scn::kir {
 // while loops whose condition is a bool in a buffer, switches (cond), copies and swaps of two
 // buffer slots (ping-pong carries: swapping exchanges the pointers, no data moves).
 
-/// Integer index arithmetic on i64 (operands of Div/Rem are never negative).
-enum class Arith : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max };
+// The index arithmetic, one row per op: X(Enum, symbol, infix, value of x op y). `symbol` is
+// the C++ operator of an infix op (kernel text and CUDA print `(x + y)`), else a name: the
+// kernel text prints `min(x, y)`, CUDA the prelude's scn_imin(x, y). `value` is the semantics on
+// i64 that constant folding and the host step runners evaluate (evalArith); the LLVM emitter
+// maps each row to an instruction (jit/cpu/llvm_emit.cpp). Operands of Div/Rem are never
+// negative, and a division by 0 (never generated) gives 0 when folded.
+#define SCN_ARITH_OPS(X)                          \
+  X(Add, "+", true, x + y)                        \
+  X(Sub, "-", true, x - y)                        \
+  X(Mul, "*", true, x * y)                        \
+  X(Div, "/", true, y == 0 ? 0 : x / y)           \
+  X(Rem, "%", true, y == 0 ? 0 : x % y)           \
+  X(Min, "min", false, x < y ? x : y)             \
+  X(Max, "max", false, x > y ? x : y)
+
+/// Integer index arithmetic on i64 (SCN_ARITH_OPS).
+enum class Arith : uint8_t {
+#define SCN_ARITH_ENUM(Enum, ...) Enum,
+  SCN_ARITH_OPS(SCN_ARITH_ENUM)
+#undef SCN_ARITH_ENUM
+};
+
+/// How an Arith op is printed (SCN_ARITH_OPS).
+struct ArithInfo {
+  const char* symbol;
+  bool infix;
+};
+
+constexpr ArithInfo arithInfo(Arith a) {
+  switch (a) {
+#define SCN_ARITH_INFO(Enum, symbol, infix, value) case Arith::Enum: return {symbol, infix};
+    SCN_ARITH_OPS(SCN_ARITH_INFO)
+#undef SCN_ARITH_INFO
+  }
+  return {"?", false};
+}
+
+/// x a y on i64, as SCN_ARITH_OPS defines it.
+constexpr int64_t evalArith(Arith a, int64_t x, int64_t y) {
+  switch (a) {
+#define SCN_ARITH_EVAL(Enum, symbol, infix, value) case Arith::Enum: return value;
+    SCN_ARITH_OPS(SCN_ARITH_EVAL)
+#undef SCN_ARITH_EVAL
+  }
+  return 0;
+}
+static_assert(evalArith(Arith::Rem, 7, 3) == 1 && evalArith(Arith::Div, 7, 0) == 0 &&
+              evalArith(Arith::Max, -1, 2) == 2);
 
 enum class ExprKind : uint8_t {
   Const,    // ival (integers, bool) or fval (floats) of `dtype`
@@ -92,12 +138,12 @@ struct Stmt {
   std::vector<Stmt> body;  // Loop
 };
 
-/// Threads of a tile of a single-pass scan (Note [Single-pass scans] in lower_ops.cpp).
+/// Threads of a tile of a single-pass scan (Note [Single-pass scans] in lower_scan.cpp).
 inline constexpr int64_t kTileScanThreads = 256;
 /// u64 words of a single-pass scan's status buffer: the tile counter, then 3 per tile.
 inline constexpr int64_t tileScanStatusWords(int64_t tiles) { return 1 + 3 * tiles; }
 
-/// What makes a kernel a single-pass scan (Note [Single-pass scans] in lower_ops.cpp): its last
+/// What makes a kernel a single-pass scan (Note [Single-pass scans] in lower_scan.cpp): its last
 /// dim is the scanned axis, the others are independent rows. `body` leaves the element at
 /// (i0, ..., in-1) in local `value`; the elements of each row are combined in order with `comb`
 /// into inclusive prefixes, and `store` runs at every point with the prefix in local `prefix`.
@@ -196,12 +242,12 @@ struct LowerOptions {
   /// Needs a runner that honours Step::start.
   bool peelFirstIteration = false;
   /// A cumulative op over an axis of at least this many elements in fewer than 16 rows becomes
-  /// one single-pass scan kernel (Kernel::scan, Note [Single-pass scans] in lower_ops.cpp)
+  /// one single-pass scan kernel (Kernel::scan, Note [Single-pass scans] in lower_scan.cpp)
   /// instead of the blocked scan or a serial loop; 0: never. Needs a backend that prints
   /// TileScan kernels (the CUDA backend).
   int64_t singlePassScanMin = 0;
   /// A reduction of more than reduceSerialMax elements per output becomes a tree of passes whose
-  /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_ops.cpp).
+  /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_reduce.cpp).
   /// The CPU vectorises each loop over 32 lanes, so its blocks are long; a GPU thread runs its
   /// loop serially, so its blocks are short.
   int64_t reduceBlock = 256;
@@ -211,9 +257,18 @@ struct LowerOptions {
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.
 Program lower(const Func& f, const LowerOptions& opts = {});
 
+/// The pipeline's last stage, `lower` (Note [The lower stage] in jit/kernel/lower.cpp): the
+/// optimised Func (runPipeline's output) lowered with a backend's options, then verified. Every
+/// backend and every emit path calls this; a verifier failure is an internal error (E9999).
+Program lowerStage(const Func& optimised, const LowerOptions& opts);
+
+/// Checks the invariants of Note [Kernel IR invariants] (jit/kernel/verify_kernels.cpp): "" when
+/// `p` holds them, else what is wrong and where.
+std::string verifyProgram(const Program& p);
+
 /// Stable text of a program (--emit=kernels); also the compile-cache key.
 std::string printKernels(const Program& p);
-/// printKernels(lower(f)): the kernel IR of a Func (--emit=kernels).
+/// printKernels(lowerStage(f, {})): the kernel IR of a Func with the default options.
 std::string printKernels(const Func& f);
 /// Text of one kernel without its name (dims, locals and body): equal texts, equal kernels.
 std::string printKernel(const Kernel& k);

@@ -392,4 +392,20 @@ Program lower(const Func& f, const LowerOptions& opts) {
   return std::move(pb.prog);
 }
 
+// Note [The lower stage]
+// IR -> kernel IR is the last stage of the pipeline (jit/transform/passes.cpp lists it as
+// `lower`, after the IR passes). It is not an IR-to-IR pass: its options depend on the backend
+// (LowerOptions), so the backend runs it when it compiles, through lowerStage, and so do the emit
+// paths (--emit=kernels|llvm|asm|cuda|ptx); `--print-after=lower` prints the kernel IR of the
+// backend in use (Backend::kernelIR). As the IR is verified after every pass, the kernel IR is
+// verified after lowering, always: the check is linear in the program and far cheaper than the
+// lowering's own printing of every kernel (ProgramBuilder::launch), and it makes every program
+// the tests run (lang_programs_test on cpu and cuda-emu) a test of the invariants.
+Program lowerStage(const Func& optimised, const LowerOptions& opts) {
+  Program p = lower(optimised, opts);
+  std::string err = verifyProgram(p);
+  if (!err.empty()) internalError("kernel IR fails verification after `lower`: " + err);
+  return p;
+}
+
 }  // namespace scn::kir

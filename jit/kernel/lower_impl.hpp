@@ -1,5 +1,6 @@
 // Internal to the lowering: the program-wide builder and the per-Func lowering state, shared by
-// lower.cpp (fusion decisions, buffer plan, control flow) and lower_ops.cpp (kernels per op).
+// lower.cpp (fusion decisions, buffer plan), lower_control.cpp, lower_place.cpp and the kernels
+// per op (lower_fused.cpp, lower_reduce.cpp, lower_scan.cpp, lower_dot.cpp).
 #pragma once
 
 #include <climits>
@@ -41,36 +42,38 @@ class FuncLowering {
   /// Emits the steps; returns the location of each result.
   std::vector<Loc> run();
 
-  // ---- lower_ops.cpp: expressions and kernels ----
+  // ---- lower_fused.cpp: fused expressions and the kernels of fusible vars ----
   /// The value of var v at multi-index ix (one i64 expression per dimension).
   ExprP gen(int v, const std::vector<ExprP>& ix);
   /// The value of var v at row-major flat index L.
   ExprP genFlat(int v, const ExprP& L);
   /// Whether genFlat(v) needs no index decomposition (elementwise chains over buffers).
   bool flatOK(int v);
-  /// Whether v has the same value at every index (Note [Uniform values] in lower_ops.cpp).
+  /// Whether v has the same value at every index (Note [Uniform values] in lower_fused.cpp).
   bool uniform(int v);
   /// A kernel computing fusible var v (its defining expression) into out.
   void kernelFusible(int v, const Loc& out);
   /// A kernel copying var v (materialised or fused) into out.
   void copyInto(int v, const Loc& out);
+  // ---- lower_reduce.cpp, lower_scan.cpp, lower_dot.cpp, lower_place.cpp: kernels per op ----
   void kernelReduce(const Eqn& e, const Loc& out);
   /// A reduction of many elements per output as a tree of blocked passes (Note [Blocked
-  /// reductions] in lower_ops.cpp).
+  /// reductions] in lower_reduce.cpp).
   void kernelReduceBlocked(const Eqn& e, const Loc& out);
   void kernelArgReduce(const Eqn& e, const Loc& out);
-  /// One Loc per output (associative_scan scans k operands together).
+  /// One Loc per output (associative_scan scans k operands together); lower_scan.cpp.
   void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);
   void lowerDot(const Eqn& e, const Loc& out);
   void lowerDynamicUpdateSlice(size_t ei, const Eqn& e);
 
-  // ---- lower.cpp: control flow ----
+  // ---- lower_control.cpp: control flow ----
   void lowerScan(size_t ei, const Eqn& e);
   void lowerWhile(size_t ei, const Eqn& e);
   void lowerCond(size_t ei, const Eqn& e);
 
  private:
   friend struct Analysis;
+  friend class CumulativeLowering;  // lower_scan.cpp: one cumulative eqn's strategies
   void analyse();
   /// Materialises fused vars so that no fused expression outgrows kMaxFusedNodes.
   void boundFusedSize();
@@ -112,6 +115,26 @@ class FuncLowering {
   std::vector<bool> paramSteal_;
   std::vector<std::optional<Loc>> dests_;
 };
+
+// ---- lower_build.cpp: builders shared by the per-op lowerings ----
+using Exprs = std::vector<ExprP>;
+/// The scalar constant a (one element) as an expression of dtype t.
+ExprP constOf(const Array& a, DType t);
+/// The identity of combiner `comb` (Add, Mul, Max, Min, And, Or) in dtype t.
+ExprP identityExpr(Op comb, DType t);
+/// Row-major multi-index of flat index L in shape.
+std::vector<ExprP> delinearise(const ExprP& L, const Shape& shape);
+/// Parallel indices for a kernel over `shape`, appended to k.dims: size-1 dims are the constant
+/// 0 and get no loop.
+std::vector<ExprP> parallelIndex(const Shape& shape, Kernel& k);
+/// A fresh kernel local of dtype t.
+int newLocal(Kernel& k, DType t);
+Stmt let(int l, ExprP v, bool assoc = false);
+/// out[offset + i] = v.
+Stmt store(const Loc& out, const ExprP& i, ExprP v);
+Stmt loop(int l, int64_t extent, std::vector<Stmt> body);
+/// The product of the extents of `dims` in s.
+int64_t product(const Shape& s, const std::vector<int64_t>& dims);
 
 /// Row-major flat index of ix in shape.
 ExprP linearIndex(const std::vector<ExprP>& ix, const Shape& shape);

@@ -1,5 +1,5 @@
-// The optimisation pipeline: associative-scan rounds (for some backends), scan-to-map, then
-// dead-code elimination.
+// The pipeline: associative-scan rounds (for some backends), scan-to-map,
+// drop-identity-reshapes, dead-code elimination, then (in the backend) the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
 #include "jit/batch.hpp"
@@ -121,8 +121,11 @@ const std::vector<Pass>& pipelinePasses() {
       // Early, so the maps it creates are simplified and cleaned by the passes after it.
       {"scan-to-map", "carry-less scans over map-like bodies become one batched map", scanToMap},
       {"drop-identity-reshapes", "removes reshapes that do not change the shape", dropIdentityReshapes},
-      // Last: earlier passes leave unused equations behind.
+      // After the other IR passes: they leave unused equations behind.
       {"dce", "removes equations whose results are never used", dce},
+      // Last, and not an IR pass: its options are the backend's, so the backend runs it when it
+      // compiles (kir::lowerStage in jit/kernel, which jit/transform does not depend on).
+      {kLowerStage, "lowers the IR to the kernel IR of the backend in use (fusion, buffer plan)", nullptr},
   };
   return passes;
 }
@@ -137,6 +140,7 @@ FuncPtr cloneFunc(const Func& f) {
 FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
   FuncPtr g = cloneFunc(f);
   for (const Pass& p : pipelinePasses()) {
+    if (!p.run) continue;  // `lower`: run by the backend
     if (p.when && !(opts.*p.when)) continue;
     bool changed = p.run(*g);
     if (opts.verifyEach) {

@@ -11,17 +11,23 @@ namespace scn {
 
 struct PipelineOptions;
 
-/// A named pass. Its name is also the value of --print-after=<name>.
+/// A named stage of the pipeline. Its name is also the value of --print-after=<name>.
 struct Pass {
   const char* name;
   const char* description;
-  /// Rewrites `f` in place (its sub-functions too); returns whether anything changed.
+  /// Rewrites `f` in place (its sub-functions too); returns whether anything changed. Null for
+  /// the last stage, `lower` (kLowerStage), which the backend runs when it compiles.
   bool (*run)(Func& f);
   /// The option that turns the pass on, or null: it always runs.
   bool PipelineOptions::*when = nullptr;
 };
 
-/// The passes, in pipeline order (see passes.cpp for why the order matters).
+/// The name of the pipeline's last stage: IR -> the kernel IR of the backend in use
+/// (kir::lowerStage; Note [The lower stage] in jit/kernel/lower.cpp).
+inline constexpr const char* kLowerStage = "lower";
+
+/// The stages, in pipeline order (see passes.cpp for why the order matters): the IR passes,
+/// then `lower`.
 const std::vector<Pass>& pipelinePasses();
 
 struct PipelineOptions {
@@ -35,7 +41,8 @@ struct PipelineOptions {
   bool expandAssociativeScans = false;
 };
 
-/// Runs every pass on a deep copy of `f` and returns the optimised copy.
+/// Runs every IR pass on a deep copy of `f` and returns the optimised copy, the input of the
+/// `lower` stage (which the backend runs; the caller prints after it).
 FuncPtr runPipeline(const Func& f, const PipelineOptions& opts);
 
 /// A deep copy: sub-functions are copied too, so passes never change a shared body.

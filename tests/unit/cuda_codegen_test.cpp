@@ -37,6 +37,7 @@ struct Suite {
       const TestProgram& t = set.programs[i];
       EXPECT_EQ(verify(*t.f), "") << t.name;
       lowered.push_back(kir::lower(*t.f, cuda::cudaLowerOptions()));
+      EXPECT_EQ(kir::verifyProgram(lowered.back()), "") << t.name;  // Note [Kernel IR invariants]
       sources.push_back(cuda::printCudaKernels(lowered.back(), "p" + std::to_string(i) + "_"));
       code += sources.back().code;
     }

@@ -1,5 +1,5 @@
 // Cumulative programs for the CUDA backend's single-pass scans (Note [Single-pass scans] in
-// jit/kernel/lower_ops.cpp), and the check of their results: exact for integers, bool and
+// jit/kernel/lower_scan.cpp), and the check of their results: exact for integers, bool and
 // cummax/cummin, within the note's error bound for float cumsum/cumprod.
 #pragma once
 

@@ -161,4 +161,48 @@ TEST(CliCache, ADirectoryOthersCanWriteIsRefusedWithAWarning) {
   EXPECT_NE(again.err.find(" cache=miss\n"), std::string::npos) << again.err;  // nothing was kept
 }
 
+// ---- the stages of a compiled call: --emit=kernels and the pipeline's `lower` stage ----
+
+const std::string kSinPlusOne = "printf 'fn f(x) = sin(x) + 1.0\\nprint(f(ones(4)))\\n' > \"$ERR.scn\"; ";
+const std::string kSinPlusOneKernels =
+    "program f {\n"
+    "  buffer b0: f32[4] param 0\n"
+    "  buffer b1: f32[4] temp\n"
+    "  kernel k0 [4] {\n"
+    "    b1[i0] = add(sin(b0[i0]), 0x1p+0f32)\n"
+    "  }\n"
+    "  steps {\n"
+    "    launch k0\n"
+    "  }\n"
+    "  results b1\n"
+    "}\n";
+
+TEST(CliStages, EmitKernelsPrintsTheProgramOfEachCompiledFunction) {
+  Shell r = shell(kSinPlusOne + "$SCN --backend=cpu --emit=kernels \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
+  EXPECT_EQ(r.out, kSinPlusOneKernels + "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
+  Shell r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=lower \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
+  EXPECT_EQ(r.out, "// after lower\n" + kSinPlusOneKernels + "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
+  EXPECT_EQ(r.err, "");
+  // The interpreter runs the IR: there is no kernel IR to print.
+  r = shell(kSinPlusOne + "$SCN --backend=interp --print-after=lower \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
+  EXPECT_EQ(r.out, "// after lower: not run (the interp backend runs the IR)\n"
+                   "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
+  // `all` ends with it, after the IR passes.
+  r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=all \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
+  EXPECT_EQ(r.out, "// after scan-to-map: unchanged\n// after drop-identity-reshapes: unchanged\n"
+                   "// after dce: unchanged\n// after lower\n" + kSinPlusOneKernels +
+                   "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
+}
+
+TEST(CliStages, AnUnknownPassListsEveryStage) {
+  Shell r = shell("$SCN --print-after=fuse -e 1 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "2\n");
+  EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, scan-to-map, "
+                   "drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
+}
+
 }  // namespace
