@@ -1,5 +1,5 @@
 // The layers the folders show (docs/design.md, "The pipeline"): each folder includes only what
-// is below it, LLVM only in jit/cpu/ and CUDA only in jit/cuda/. Read from the source tree, so a
+// is below it, LLVM only in jit/cpu/ and CUDA only in jit/cuda/; and files stay one concept long. Read from the source tree, so a
 // stray include fails here with the file and the line, not later as a link error on a machine
 // without LLVM.
 #include <gtest/gtest.h>
@@ -86,6 +86,16 @@ TEST(Layering, EveryIncludeRespectsTheLayers) {
       std::string why = violation(inc);
       EXPECT_EQ(why, "") << inc.file << ":" << inc.line << ": includes " << inc.target;
     }
+}
+
+// One concept per file (issue 15): a library file past 600 lines holds more than one; split it.
+TEST(Layering, NoLibrarySourceFileIsOver600Lines) {
+  for (const fs::path& p : librarySources()) {
+    std::ifstream in(p);
+    int lines = 0;
+    for (std::string text; std::getline(in, text);) ++lines;
+    EXPECT_LE(lines, 600) << fs::relative(p, SCN_SOURCE_DIR).string() << " has " << lines << " lines";
+  }
 }
 
 TEST(Layering, TheRulesCatchAStrayInclude) {

@@ -201,8 +201,8 @@ TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
 TEST(CliStages, AnUnknownPassListsEveryStage) {
   Shell r = shell("$SCN --print-after=fuse -e 1 2> \"$ERR\"; echo $?");
   EXPECT_EQ(r.out, "2\n");
-  EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, scan-to-map, "
-                   "drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
+  EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, "
+                   "expand-associative-scans, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
 }
 
 }  // namespace
