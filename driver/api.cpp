@@ -10,7 +10,7 @@
 
 #include "jit/array.hpp"
 #ifdef SCN_HAVE_LLVM
-#include "jit/cpu/host_blocks.hpp"
+#include "jit/cpu/cpu_backend.hpp"
 #endif
 #include "driver/api_arrays.hpp"
 #include "driver/session.hpp"
@@ -535,9 +535,9 @@ const char* version() { return SCN_VERSION; }
 
 // The CPU backend keeps freed host blocks for reuse; a build without it holds none.
 #ifdef SCN_HAVE_LLVM
-size_t reusableMemoryBytes() { return cpu::recycledBytes(); }
+size_t reusableMemoryBytes() { return reusableHostBytes(); }
 
-void setReusableMemoryLimit(size_t bytes) { cpu::setRecycleLimit(bytes); }
+void setReusableMemoryLimit(size_t bytes) { setReusableHostLimit(bytes); }
 #else
 size_t reusableMemoryBytes() { return 0; }
 void setReusableMemoryLimit(size_t) {}

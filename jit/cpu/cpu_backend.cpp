@@ -216,6 +216,9 @@ std::unique_ptr<Backend> makeCpuBackend(int optLevel) {
   return makeCpuBackend(o);
 }
 
+size_t reusableHostBytes() { return cpu::recycledBytes(); }
+void setReusableHostLimit(size_t bytes) { cpu::setRecycleLimit(bytes); }
+
 std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lowerStage(*f, cpu::cpuLowerOptions())); }
 
 std::string emitLLVM(const FuncPtr& f, int optLevel) {

@@ -36,6 +36,11 @@ struct CpuOptions {
 std::unique_ptr<Backend> makeCpuBackend(const CpuOptions& opts);
 std::unique_ptr<Backend> makeCpuBackend(int optLevel = 2);
 
+/// Bytes of host memory the CPU backend keeps for reuse between runs, no array using them
+/// (Note [Recycled blocks] in host_blocks.cpp), and the most it may keep (0: none). Process-wide.
+size_t reusableHostBytes();
+void setReusableHostLimit(size_t bytes);
+
 /// The kernel IR the CPU backend compiles for `f` (--emit=kernels).
 std::string emitKernels(const FuncPtr& f);
 /// Optimised LLVM IR text of `f` (--emit=llvm).
