@@ -19,13 +19,15 @@ bool isNewAxis(const IndexItem& it) {
 // positive stride; a negative step first reverses the axis (one `reverse` op for all such
 // axes), where the elements lo, lo+step, ... (step < 0) are at n-1-lo, n-1-lo-step, ... So
 // `x[::-1]` is a reverse alone and `x[5:1:-2]` is a reverse and a strided slice. A step of
-// magnitude n or more takes at most one element, so it is capped there (no overflow in -step).
+// magnitude n or more takes at most one element, so it is capped there (no overflow in -step
+// or in the slice op's length arithmetic).
 struct AxisSlice {
   int64_t start, limit, stride;
   bool reversed;
 };
 
 AxisSlice normaliseSlice(std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t step, int64_t n) {
+  step = std::clamp(step, -std::max<int64_t>(n, 1), std::max<int64_t>(n, 1));
   if (step > 0) {
     auto at = [&](std::optional<int64_t> v, int64_t dflt) {
       if (!v) return dflt;
@@ -35,7 +37,6 @@ AxisSlice normaliseSlice(std::optional<int64_t> lo, std::optional<int64_t> hi, i
     int64_t start = at(lo, 0);
     return {start, std::max(start, at(hi, n)), step, false};
   }
-  step = std::max(step, -std::max<int64_t>(n, 1));
   auto at = [&](std::optional<int64_t> v, int64_t dflt) {  // positions -1 .. n-1, as Python
     if (!v) return dflt;
     int64_t k = *v < 0 ? *v + n : *v;
