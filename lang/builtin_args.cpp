@@ -78,8 +78,18 @@ double Args::number(size_t i, double dflt) const {
   return a.getDouble(0);
 }
 
-Shape Args::shape(size_t i) const {
+Value Args::sequence(size_t i) const {
   const Value& v = get(i);
+  if (!v.isArray() || v.array->type.shape.size() != 1 || !v.array->isStatic()) return v;
+  const Array& a = *v.array->concrete;
+  if (a.size() > 0 && !isInteger(a.dtype)) return v;
+  std::vector<Value> elems;
+  for (int64_t k = 0; k < a.size(); ++k) elems.push_back(Value::ofArray(weakInt(a.getInt(k))));
+  return Value::ofTuple(std::move(elems));
+}
+
+Shape Args::shape(size_t i) const {
+  Value v = sequence(i);
   Shape s;
   auto dimOf = [&](const Value& d) {
     int64_t n = staticInt(toArray(d, spans_[i], fn_), StaticUse::Shape, spans_[i], "`" + names_[i] + "` of " + fn_);
@@ -88,8 +98,6 @@ Shape Args::shape(size_t i) const {
   };
   if (v.isTuple()) {
     for (const Value& d : *v.elems) s.push_back(dimOf(d));
-  } else if (v.isArray() && v.array->type.shape.size() == 1 && v.array->isStatic()) {
-    for (int64_t k = 0; k < v.array->type.shape[0]; ++k) s.push_back(v.array->concrete->getInt(k));
   } else {
     s.push_back(dimOf(v));
   }
@@ -99,7 +107,7 @@ Shape Args::shape(size_t i) const {
 
 std::optional<std::vector<int64_t>> Args::axes(size_t i) const {
   if (!has(i) || get(i).isNone()) return std::nullopt;
-  const Value& v = get(i);
+  Value v = sequence(i);
   std::vector<int64_t> out;
   auto axisOf = [&](const Value& d) {
     return staticInt(toArray(d, spans_[i], fn_), StaticUse::Axis, spans_[i], "`" + names_[i] + "` of " + fn_);

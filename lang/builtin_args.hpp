@@ -27,9 +27,12 @@ class Args {
   int64_t integer(size_t i, std::optional<int64_t> dflt, StaticUse use = StaticUse::Other) const;
   bool boolean(size_t i, bool dflt) const;
   double number(size_t i, double dflt) const;
-  /// A static shape: an int or a tuple of ints.
+  /// The argument with a list (a static 1-d integer array, `[3, 4]`) turned into the tuple of
+  /// its elements, as shapes and axes take them; any other value unchanged.
+  Value sequence(size_t i) const;
+  /// A static shape: an int, a tuple or a list of ints.
   Shape shape(size_t i) const;
-  /// An axis argument: None/absent -> nullopt; int or tuple of ints.
+  /// An axis argument: None/absent -> nullopt; int, tuple or list of ints.
   std::optional<std::vector<int64_t>> axes(size_t i) const;
   std::optional<DType> dtype(size_t i) const;
   const Value& callable(size_t i) const;

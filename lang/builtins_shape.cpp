@@ -11,7 +11,7 @@ Value reshape(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "reshape", {"x", "shape"});
   AVal x = a.array(0);
   // One dimension may be -1: inferred from the others.
-  const Value& sv = a.get(1);
+  Value sv = a.sequence(1);
   std::vector<int64_t> dims;
   auto dimOf = [&](const Value& d) {
     return staticInt(toArray(d, a.span(1), "reshape"), StaticUse::Shape, a.span(1), "`shape` of reshape");

@@ -193,6 +193,7 @@ class Evaluator {
   std::vector<Value> bindParams(const Closure& c, CallArgs& args);
   Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
   Value evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env);
+  Value evalList(const ListExpr& e, const std::shared_ptr<Env>& env);
   Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);

@@ -2,10 +2,25 @@
 // operators and `==` of non-arrays (Note [Comparing values]), attributes, blocks, `if`, calls.
 #include "lang/eval.hpp"
 
+#include <limits>
+#include <optional>
+
 #include "base/diagnostics.hpp"
 #include "lang/eval_internal.hpp"
 
 namespace scn {
+
+namespace {
+// `pi`, `e`, `inf`, `nan` as jnp.pi ...: weakly typed float scalars (Python floats in JAX), so
+// `x * pi` keeps x's dtype. Looked up after the environment, so a binding shadows them.
+std::optional<double> namedConstant(const std::string& name) {
+  if (name == "pi") return 3.141592653589793;
+  if (name == "e") return 2.718281828459045;
+  if (name == "inf") return std::numeric_limits<double>::infinity();
+  if (name == "nan") return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+}  // namespace
 
 Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
   switch (e.kind) {
@@ -34,6 +49,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
         return *v;
       }
       if (auto t = dtypeFromName(n.name)) return Value::ofDType(*t);
+      if (auto c = namedConstant(n.name)) return Value::ofArray(weakFloat(*c));
       auto it = builtins().find(n.name);
       if (it != builtins().end()) {
         Value v;
@@ -53,6 +69,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
              "keep tuples flat (concatenate them with `+`) or stack the values into an array");
       return t;
     }
+    case ExprKind::List: return evalList(static_cast<const ListExpr&>(e), env);
     case ExprKind::Unary: {
       const auto& u = static_cast<const UnaryExpr&>(e);
       AVal x = toArray(eval(*u.operand, env), u.operand->span, spelling(u.op));
@@ -98,6 +115,44 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
     }
   }
   return Value::none();
+}
+
+// Note [Array literals]
+// `[a, b, ...]` is `jnp.array([a, b, ...])`: the elements are arrays of one shape (a nested
+// list is an array itself), stacked along a new first axis with concat's promotion, so a weak
+// element takes a strong one's dtype and `[1, 2.0]` is f32. Like jnp.array's, the result is
+// strongly typed at the default dtype (`[1, 2]` is i32, and `[1, 2] * x_i64` is i64 by
+// promotion, not by weakness). Traced elements stage the stack (a literal inside a `fn` may hold
+// parameters); static ones fold, so `[n, 3]` of a static `n` is a static shape. `[]` is f32[0].
+namespace {
+[[noreturn]] void failRagged(const ListExpr& e, size_t row, const Shape& first, const Shape& got) {
+  std::string message =
+      first.size() == 1 && got.size() == 1
+          ? "ragged array literal: row " + std::to_string(row) + " has length " +
+                std::to_string(got[0]) + ", but row 0 has length " + std::to_string(first[0])
+          : "ragged array literal: element " + std::to_string(row) + " has shape " +
+                shapeString(got) + ", but element 0 has shape " + shapeString(first);
+  fail("E0250", e.elems[row]->span, message,
+       "every element of an array literal must have the same shape; pad the short rows, or "
+       "join arrays of different lengths with `concat`",
+       {DiagNote{e.elems[0]->span, "row 0 is here"}});
+}
+}  // namespace
+
+Value Evaluator::evalList(const ListExpr& e, const std::shared_ptr<Env>& env) {
+  if (e.elems.empty()) return Value::ofArray(AVal::of(Array(DType::F32, {0})));
+  std::vector<AVal> rows;
+  Shape rowShape;
+  for (size_t i = 0; i < e.elems.size(); ++i) {
+    AVal x = toArray(eval(*e.elems[i], env), e.elems[i]->span, "an array literal");
+    if (i == 0) rowShape = x.type.shape;
+    else if (x.type.shape != rowShape) failRagged(e, i, rowShape, x.type.shape);
+    rows.push_back(ops_.expandDims(x, 0, e.elems[i]->span));
+  }
+  AVal r = rows.size() == 1 ? rows[0] : ops_.concat(std::move(rows), 0, e.span);
+  r = defaultize(std::move(r), e.span);
+  r.weak = false;
+  return Value::ofArray(std::move(r));
 }
 
 namespace {

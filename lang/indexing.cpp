@@ -1,5 +1,5 @@
-// Indexing: a tuple by a static integer; an array by integers, slices and None (slice and reshape),
-// with traced integer indices through dynamic_slice.
+// Indexing: a tuple by a static integer; an array by integers, slices (any step), `...` and None
+// (reverse, slice and reshape), with traced integer indices through dynamic_slice.
 #include "lang/eval.hpp"
 
 #include <algorithm>
@@ -8,6 +8,46 @@
 #include "base/diagnostics.hpp"
 
 namespace scn {
+
+namespace {
+bool isNewAxis(const IndexItem& it) {
+  return !it.isSlice && !it.isEllipsis && it.index->kind == ExprKind::None;
+}
+
+// Note [Slices with a negative step]
+// A slice is normalised as Python's slice.indices(n) does, then taken as one `slice` op with a
+// positive stride; a negative step first reverses the axis (one `reverse` op for all such
+// axes), where the elements lo, lo+step, ... (step < 0) are at n-1-lo, n-1-lo-step, ... So
+// `x[::-1]` is a reverse alone and `x[5:1:-2]` is a reverse and a strided slice. A step of
+// magnitude n or more takes at most one element, so it is capped there (no overflow in -step
+// or in the slice op's length arithmetic).
+struct AxisSlice {
+  int64_t start, limit, stride;
+  bool reversed;
+};
+
+AxisSlice normaliseSlice(std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t step, int64_t n) {
+  step = std::clamp(step, -std::max<int64_t>(n, 1), std::max<int64_t>(n, 1));
+  if (step > 0) {
+    auto at = [&](std::optional<int64_t> v, int64_t dflt) {
+      if (!v) return dflt;
+      int64_t k = *v < 0 ? *v + n : *v;
+      return std::clamp<int64_t>(k, 0, n);
+    };
+    int64_t start = at(lo, 0);
+    return {start, std::max(start, at(hi, n)), step, false};
+  }
+  auto at = [&](std::optional<int64_t> v, int64_t dflt) {  // positions -1 .. n-1, as Python
+    if (!v) return dflt;
+    int64_t k = *v < 0 ? *v + n : *v;
+    return std::clamp<int64_t>(k, -1, n - 1);
+  };
+  int64_t first = at(lo, n - 1), stop = at(hi, -1);
+  int64_t count = first > stop ? (first - stop - 1) / -step + 1 : 0;
+  int64_t start = count > 0 ? n - 1 - first : 0;
+  return {start, count > 0 ? start + (count - 1) * -step + 1 : 0, -step, true};
+}
+}  // namespace
 
 Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) {
   Value base = eval(*e.base, env);
@@ -26,8 +66,17 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
   // indices collected for a dynamic_slice.
   const Shape& shape = x.type.shape;
   size_t consumed = 0;
-  for (const IndexItem& it : e.items)
-    if (it.isSlice || it.index->kind != ExprKind::None) ++consumed;
+  const IndexItem* ellipsis = nullptr;
+  for (const IndexItem& it : e.items) {
+    if (it.isEllipsis) {
+      if (ellipsis)
+        fail("E0217", it.span, "an index can have only one ellipsis `...`", "",
+             {DiagNote{ellipsis->span, "the first `...` is here"}});
+      ellipsis = &it;
+    } else if (!isNewAxis(it)) {
+      ++consumed;
+    }
+  }
   if (consumed > shape.size())
     fail("E0217", e.span, "too many indices: " + std::to_string(consumed) + " for an array of rank " +
                               std::to_string(shape.size()) + " " + shapeString(shape));
@@ -35,32 +84,33 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
   std::vector<int64_t> starts(rank, 0), limits = shape, strides(rank, 1);
   std::vector<std::optional<AVal>> dynStart(rank);
   std::vector<bool> dropped(rank, false);
+  std::vector<int64_t> reversed;  // axes a negative step reverses
   std::vector<int64_t> newAxes;  // positions (in output dims) of None
   size_t dim = 0, outDim = 0;
   for (const IndexItem& it : e.items) {
-    if (!it.isSlice && it.index->kind == ExprKind::None) {
+    if (isNewAxis(it)) {
       newAxes.push_back(static_cast<int64_t>(outDim++));
+      continue;
+    }
+    if (it.isEllipsis) {  // full slices of the axes no other item takes
+      dim += rank - consumed;
+      outDim += rank - consumed;
       continue;
     }
     int64_t n = shape[dim];
     if (it.isSlice) {
-      auto bound = [&](const ExprPtr& p, int64_t dflt) -> int64_t {
-        if (!p) return dflt;
+      auto bound = [&](const ExprPtr& p) -> std::optional<int64_t> {
+        if (!p) return std::nullopt;
         AVal v = toArray(eval(*p, env), p->span, "slice");
         return staticInt(v, StaticUse::SliceBound, p->span, "");
       };
-      int64_t step = bound(it.step, 1);
-      if (step <= 0)
-        fail("E0218", it.span, "slice step must be positive, got " + std::to_string(step),
-             "use `flip(x, axis)` to reverse");
-      int64_t lo = bound(it.start, 0), hi = bound(it.stop, n);
-      if (lo < 0) lo += n;
-      if (hi < 0) hi += n;
-      lo = std::clamp<int64_t>(lo, 0, n);
-      hi = std::clamp<int64_t>(hi, lo, n);
-      starts[dim] = lo;
-      limits[dim] = hi;
-      strides[dim] = step;
+      int64_t step = bound(it.step).value_or(1);
+      if (step == 0) fail("E0218", it.step->span, "slice step cannot be zero");
+      AxisSlice s = normaliseSlice(bound(it.start), bound(it.stop), step, n);
+      starts[dim] = s.start;
+      limits[dim] = s.limit;
+      strides[dim] = s.stride;
+      if (s.reversed) reversed.push_back(static_cast<int64_t>(dim));
       ++dim;
       ++outDim;
       continue;
@@ -84,6 +134,12 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     ++dim;
   }
   AVal r = x;
+  if (!reversed.empty()) {
+    Attrs at;
+    at.axes = reversed;
+    r = tracer_.apply1(Op::Reverse, {r}, at, e.span);
+    r.weak = x.weak;
+  }
   bool anyDyn = false;
   for (auto& d : dynStart) anyDyn = anyDyn || d.has_value();
   bool trivial = true;

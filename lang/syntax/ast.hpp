@@ -23,6 +23,7 @@ enum class ExprKind {
   None,    // None
   Name,    // x
   Tuple,   // (a, b), (), (a,)
+  List,    // [1.0, 2.0], [[1, 2], [3, 4]], []  (an array literal)
   Unary,   // -x, !x
   Binary,  // a + b ...
   Call,    // f(a, k=v)
@@ -88,6 +89,11 @@ struct TupleExpr : Expr {
   explicit TupleExpr(Span s) : Expr(ExprKind::Tuple, s) {}
 };
 
+struct ListExpr : Expr {
+  std::vector<ExprPtr> elems;
+  explicit ListExpr(Span s) : Expr(ExprKind::List, s) {}
+};
+
 struct UnaryExpr : Expr {
   UnaryOp op;
   ExprPtr operand;
@@ -116,6 +122,7 @@ struct CallExpr : Expr {
 /// One item between brackets: an expression (an index, or None for a new axis) or a slice.
 struct IndexItem {
   Span span;
+  bool isEllipsis = false;  // `...`: as many full slices as the other items leave
   bool isSlice = false;
   ExprPtr index;                     // when !isSlice
   ExprPtr start, stop, step;         // when isSlice; each may be null

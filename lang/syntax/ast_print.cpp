@@ -132,6 +132,15 @@ class AstPrinter {
         out += ")";
         return;
       }
+      case ExprKind::List: {
+        out += "(list";
+        for (const ExprPtr& x : static_cast<const ListExpr&>(e).elems) {
+          out += " ";
+          expr(*x);
+        }
+        out += ")";
+        return;
+      }
       case ExprKind::Unary: {
         const auto& n = static_cast<const UnaryExpr&>(e);
         out += n.op == UnaryOp::Neg ? "(neg " : "(not ";
@@ -167,6 +176,10 @@ class AstPrinter {
         expr(*n.base);
         for (const IndexItem& it : n.items) {
           out += " ";
+          if (it.isEllipsis) {
+            out += "...";
+            continue;
+          }
           if (!it.isSlice) {
             expr(*it.index);
             continue;

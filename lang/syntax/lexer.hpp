@@ -36,7 +36,7 @@ enum class TokenKind : uint8_t {
   // operators and punctuation
   Plus, Minus, Star, Slash, SlashSlash, Percent, StarStar, At,
   EqEq, BangEq, Lt, Le, Gt, Ge, AmpAmp, PipePipe, Bang,
-  Eq, Comma, Colon, Semi, Dot, DotDot, Pipe,
+  Eq, Comma, Colon, Semi, Dot, DotDot, Ellipsis, Pipe,
   LParen, RParen, LBracket, RBracket, LBrace, RBrace,
 };
 

@@ -100,6 +100,7 @@ Token Lexer::next() {
       ">=" { return make(TokenKind::Ge, start); }
       "&&" { return make(TokenKind::AmpAmp, start); }
       "||" { return make(TokenKind::PipePipe, start); }
+      "..." { return make(TokenKind::Ellipsis, start); }
       ".." { return make(TokenKind::DotDot, start); }
       "+"  { return make(TokenKind::Plus, start); }
       "-"  { return make(TokenKind::Minus, start); }

@@ -229,10 +229,15 @@ ExprPtr Parser::parseIndex(ExprPtr base) {
   return node;
 }
 
-// item := expr | [ expr ] ':' [ expr ] [ ':' [ expr ] ]
+// item := '...' | expr | [ expr ] ':' [ expr ] [ ':' [ expr ] ]
 IndexItem Parser::parseIndexItem() {
   IndexItem item;
   Span start = peek().span;
+  if (at(TokenKind::Ellipsis)) {
+    item.isEllipsis = true;
+    item.span = take().span;
+    return item;
+  }
   auto ends = [&] {
     return at(TokenKind::Colon) || at(TokenKind::Comma) || at(TokenKind::RBracket);
   };
@@ -283,7 +288,7 @@ ExprPtr Parser::parseField(ExprPtr base) {
   return base;
 }
 
-// primary := NUMBER | STRING | 'true' | 'false' | 'None' | IDENT | paren | block | lambda | if
+// primary := NUMBER | STRING | 'true' | 'false' | 'None' | IDENT | paren | list | block | lambda | if
 ExprPtr Parser::parsePrimary() {
   const Token& t = peek();
   if (t.newlineBefore && !ignoreNewlines_ && binaryOpOf(t.kind) && t.kind != TokenKind::Minus &&
@@ -314,6 +319,7 @@ ExprPtr Parser::parsePrimary() {
     return node;
   }
   if (k == K::LParen) return parseParenOrTuple();
+  if (k == K::LBracket) return parseList();
   if (k == K::LBrace) return parseBlock();
   if (k == K::Pipe || k == K::PipePipe) return parseLambda();
   if (k == K::KwIf) return parseIf();
@@ -323,6 +329,8 @@ ExprPtr Parser::parsePrimary() {
     expected("an expression",
              "`_` can only stand for an ignored value in a pattern or a parameter list");
   if (k == K::KwFn) expected("an expression", "an anonymous function is written `|x| x + 1`");
+  if (k == K::Ellipsis)
+    expected("an expression", "`...` can only appear between the brackets of an index: `x[..., 0]`");
   if (k == K::DotDot)
     expected("an expression", "a range `a..b` can only appear in `for i in a..b { ... }`");
   if (k == K::KwElse) expected("an expression", "`else` must follow the `}` of an `if`");
@@ -366,6 +374,22 @@ ExprPtr Parser::parseParenOrTuple() {
   expectClose(open, "tuple elements");
   tuple->span = from(open.span);
   return tuple;
+}
+
+// list := '[' [ expr { ',' expr } [ ',' ] ] ']'
+// An array literal. `[` after an expression on the same line indexes it instead (postfix).
+ExprPtr Parser::parseList() {
+  Token open = take();
+  Nest nest(*this, open.span);
+  Restore<bool> nl(ignoreNewlines_, true);
+  auto list = std::make_unique<ListExpr>(open.span);
+  while (!at(TokenKind::RBracket)) {
+    list->elems.push_back(parseExpr());
+    if (!accept(TokenKind::Comma)) break;
+  }
+  expectClose(open, "array elements");
+  list->span = from(open.span);
+  return list;
 }
 
 // lambda := '|' params '|' expr | '||' expr

@@ -26,7 +26,7 @@ bool startsStatementLine(TokenKind k) {
 
 bool canStartExpression(TokenKind k) {
   return oneOf(k, {K::Number, K::String, K::Ident, K::KwTrue, K::KwFalse, K::KwNone, K::KwIf,
-                   K::LParen, K::LBrace, K::Minus, K::Bang, K::Pipe, K::PipePipe});
+                   K::LParen, K::LBracket, K::LBrace, K::Minus, K::Bang, K::Pipe, K::PipePipe});
 }
 
 // Tokens after which a line cannot end: the REPL reads another line (isIncomplete).

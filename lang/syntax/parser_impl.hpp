@@ -97,6 +97,7 @@ class Parser {
   ExprPtr parsePrimary();
   ExprPtr parseNumber();
   ExprPtr parseParenOrTuple();
+  ExprPtr parseList();
   ExprPtr parseLambda();
   ExprPtr parseIf();
   ExprPtr parseBlock();

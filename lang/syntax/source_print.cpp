@@ -19,7 +19,7 @@ int levelOf(const Expr& e) {
     case ExprKind::Unary: return kUnary;
     case ExprKind::Lambda: case ExprKind::Block: case ExprKind::If: return kAny;
     case ExprKind::Number: case ExprKind::String: case ExprKind::Bool: case ExprKind::None:
-    case ExprKind::Name: case ExprKind::Tuple: case ExprKind::Call: case ExprKind::Index:
+    case ExprKind::Name: case ExprKind::Tuple: case ExprKind::List: case ExprKind::Call: case ExprKind::Index:
     case ExprKind::Field: case ExprKind::Attr:
       return kPostfix;
   }
@@ -132,6 +132,11 @@ class SourcePrinter {
         out += ")";
         return;
       }
+      case ExprKind::List:
+        out += "[";
+        list(static_cast<const ListExpr&>(e).elems);
+        out += "]";
+        return;
       case ExprKind::Unary: {
         const auto& n = static_cast<const UnaryExpr&>(e);
         out += spelling(n.op);
@@ -167,6 +172,10 @@ class SourcePrinter {
         for (size_t i = 0; i < n.items.size(); ++i) {
           if (i) out += ", ";
           const IndexItem& it = n.items[i];
+          if (it.isEllipsis) {
+            out += "...";
+            continue;
+          }
           if (!it.isSlice) {
             expr(*it.index, kAny);
             continue;

@@ -45,6 +45,7 @@ const char* tokenSpelling(TokenKind k) {
     case TokenKind::Semi: return ";";
     case TokenKind::Dot: return ".";
     case TokenKind::DotDot: return "..";
+    case TokenKind::Ellipsis: return "...";
     case TokenKind::Pipe: return "|";
     case TokenKind::LParen: return "(";
     case TokenKind::RParen: return ")";
@@ -73,7 +74,7 @@ const char* tokenKindName(TokenKind k) {
     case TokenKind::At: case TokenKind::EqEq: case TokenKind::BangEq: case TokenKind::Lt:
     case TokenKind::Le: case TokenKind::Gt: case TokenKind::Ge: case TokenKind::AmpAmp:
     case TokenKind::PipePipe: case TokenKind::Bang: case TokenKind::Eq: case TokenKind::Comma:
-    case TokenKind::Colon: case TokenKind::Semi: case TokenKind::Dot: case TokenKind::DotDot:
+    case TokenKind::Colon: case TokenKind::Semi: case TokenKind::Dot: case TokenKind::DotDot: case TokenKind::Ellipsis:
     case TokenKind::Pipe: case TokenKind::LParen: case TokenKind::RParen:
     case TokenKind::LBracket: case TokenKind::RBracket: case TokenKind::LBrace:
     case TokenKind::RBrace:

@@ -93,6 +93,23 @@ TEST(Parser, ContractOperatorsAndIndexing) {
             "(tuple)\n(tuple a)\n(tuple a b)\na\n");
 }
 
+// `[` starts an array literal where an expression starts and indexes after one on the same
+// line; `...` is an index item of its own.
+TEST(Parser, ListsAndEllipsis) {
+  EXPECT_EQ(ast("[1, 2.5]; []; [[a], [b,],]; f([3, 4], axis=[0]); [1, 2][0]; -[1]\n"
+                "x[..., 0]; x[1, ..., ::-1]\nlet y = x\n[1]"),
+            "(list (int 1) (float 2.5))\n"
+            "(list)\n"
+            "(list (list a) (list b))\n"
+            "(call f (list (int 3) (int 4)) (kw axis (list (int 0))))\n"
+            "(index (list (int 1) (int 2)) (int 0))\n"
+            "(neg (list (int 1)))\n"
+            "(index x ... (int 0))\n"
+            "(index x (int 1) ... (slice _ _ (neg (int 1))))\n"
+            "(let y x)\n"
+            "(list (int 1))\n");
+}
+
 TEST(Parser, Precedence) {
   EXPECT_EQ(ast("-2**2"), "(neg (** (int 2) (int 2)))\n");  // -2**2 == -4
   EXPECT_EQ(ast("2**-1"), "(** (int 2) (neg (int 1)))\n");
@@ -203,6 +220,7 @@ void checkSpans(const Expr& e, const Span& parent) {
     case ExprKind::Name:
       break;
     case ExprKind::Tuple: for (const ExprPtr& x : static_cast<const TupleExpr&>(e).elems) sub(x); break;
+    case ExprKind::List: for (const ExprPtr& x : static_cast<const ListExpr&>(e).elems) sub(x); break;
     case ExprKind::Unary: sub(static_cast<const UnaryExpr&>(e).operand); break;
     case ExprKind::Binary: {
       const auto& b = static_cast<const BinaryExpr&>(e);
@@ -330,6 +348,7 @@ TEST(Parser, RoundTripTrickyForms) {
   expectRoundTrip("if a { b } else if c { d } else { e }\nlet v = !(a && b) || !!c");
   expectRoundTrip("for i in -1..(n + 1) { for j in 0..i { x = x + j } }");
   expectRoundTrip("let ((a, _), (b,), ()) = t\nlet k = |static n, _| n");
+  expectRoundTrip("let a = [1, [2, 3], []] + [x][0]\nx[..., 1:, ::-2]");
 }
 
 // Every program under tests/programs (and the examples) parses and round-trips.
