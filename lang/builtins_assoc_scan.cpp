@@ -1,6 +1,7 @@
 // The associative_scan builtin: one op when its combiner is a scalar function, else the tracer's
 // odd-even rounds of calls of f on slices.
 #include "jit/combiner.hpp"
+#include "jit/transform/odd_even_scan.hpp"
 #include "lang/builtin_args.hpp"
 
 namespace scn {
@@ -47,17 +48,9 @@ class AssociativeScan {
                   Span span)
       : ev_(ev), f_(f), def_(def), axes_(std::move(axes)), fSpan_(fSpan), span_(span) {}
 
-  Leaves scan(const Leaves& x) {
-    int64_t n = len(x);
-    if (n < 2) return x;
-    Leaves odd = scan(combine(part(x, 0, n - 1, 2), part(x, 1, n, 2)));
-    Leaves rest = part(x, 2, n, 2);  // positions 2, 4, ...: one fewer than odd when n is even
-    Leaves evenTail = combine(len(rest) < len(odd) ? part(odd, 0, len(odd) - 1) : odd, rest);
-    Leaves even = concat(part(x, 0, 1), evenTail);
-    return interleave(even, odd);
-  }
+  Leaves scan(const Leaves& x) { return oddEvenScan(*this, x); }
 
- private:
+  // The builder interface oddEvenScan uses.
   int64_t len(const Leaves& v) const { return v[0].type.shape[axes_[0]]; }
 
   Leaves part(const Leaves& v, int64_t lo, int64_t hi, int64_t step = 1) {
@@ -108,6 +101,7 @@ class AssociativeScan {
     return concat(out, part(even, m, m + 1));
   }
 
+ private:
   Evaluator& ev_;
   const Value& f_;
   const TreeDef& def_;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/diagnostics.hpp"
+#include "jit/transform/odd_even_scan.hpp"
 
 namespace scn {
 
@@ -20,11 +21,13 @@ namespace scn {
 // f is applied to about 2n elements in all over 2 log2(n) rounds (Hillis-Steele, the earlier
 // form: n log2(n) elements in log2(n) rounds). f's left operand always comes from earlier
 // positions, so f need not commute. A reverse scan is the scan of the flipped arrays, flipped.
-// Two places write it: this pass, for an associative_scan op (whose combiner is a scalar
-// function, Note [Associative scans] in jit/combiner.cpp) when the backend asks for rounds
-// (PipelineOptions::expandAssociativeScans), and the tracer, for a combiner that is no scalar
-// function (it reduces, indexes or captures a traced value: lang/builtins_assoc_scan.cpp calls
-// it on slices), or for static operands, which fold faster as rounds than position by position.
+// The recursion is written once (oddEvenScan, jit/transform/odd_even_scan.hpp) over two builders
+// of its slices, concats and combines: this pass, for an associative_scan op (whose combiner is
+// a scalar function, Note [Associative scans] in jit/combiner.cpp) when the backend asks for
+// rounds (PipelineOptions::expandAssociativeScans), and the tracer, for a combiner that is no
+// scalar function (it reduces, indexes or captures a traced value: lang/builtins_assoc_scan.cpp
+// calls it on slices), or for static operands, which fold faster as rounds than position by
+// position.
 
 namespace {
 
@@ -34,15 +37,7 @@ class Rounds {
   using Leaves = std::vector<int>;  // one variable per scanned array
   Rounds(Func& dst, const Eqn& scan) : dst_(dst), combiner_(*scan.subs.at(0)), axis_(scan.attrs.axes.at(0)), span_(scan.span) {}
 
-  Leaves scan(const Leaves& x) {
-    int64_t n = len(x);
-    if (n < 2) return x;
-    Leaves odd = scan(combine(part(x, 0, n - 1, 2), part(x, 1, n, 2)));
-    Leaves rest = part(x, 2, n, 2);  // positions 2, 4, ...: one fewer than odd when n is even
-    Leaves evenTail = combine(len(rest) < len(odd) ? part(odd, 0, len(odd) - 1) : odd, rest);
-    Leaves even = concat(part(x, 0, 1), evenTail);
-    return interleave(even, odd);
-  }
+  Leaves scan(const Leaves& x) { return oddEvenScan(*this, x); }
 
   Leaves flip(const Leaves& x) {
     Leaves out;
@@ -68,7 +63,7 @@ class Rounds {
     return dst_.eqns.back().outputs[0];
   }
 
- private:
+  // The builder interface oddEvenScan uses.
   int64_t len(const Leaves& v) const { return dst_.type(v[0]).shape[axis_]; }
 
   Leaves part(const Leaves& v, int64_t lo, int64_t hi, int64_t step = 1) {
@@ -150,6 +145,7 @@ class Rounds {
     return concat(out, part(even, m, m + 1));
   }
 
+ private:
   Func& dst_;
   const Func& combiner_;
   int64_t axis_;
