@@ -72,7 +72,7 @@ TEST(Completion, FilePathsAfterLoadAndInImports) {
 /// scn's REPL on a pseudo-terminal: write keys, wait for text to appear on the screen.
 class Terminal {
  public:
-  explicit Terminal(const std::vector<std::string>& args) {
+  explicit Terminal(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
     home_ = fs::temp_directory_path() / ("scn_pty_home_" + std::to_string(getpid()));
     fs::create_directories(home_);
     master_ = posix_openpt(O_RDWR | O_NOCTTY);
@@ -88,6 +88,7 @@ class Terminal {
       if (fd > 2) close(fd);
       setenv("HOME", home_.c_str(), 1);
       setenv("TERM", "vt100", 1);
+      for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
       std::vector<char*> argv{const_cast<char*>(SCN_BINARY)};
       for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -191,6 +192,34 @@ TEST(Terminal, ThePromptIsColouredWhenAsked) {
   t.type("y\r");  // and the diagnostic too
   ASSERT_TRUE(t.waitFor("\033[")) << t.screen();
   ASSERT_TRUE(t.waitFor("unknown name")) << t.screen();
+  t.type(":quit\r");
+  EXPECT_EQ(t.exitStatus(), 0) << t.screen();
+}
+
+// A function whose LLVM compile takes seconds: 300 unrolled steps of a scan and a sine.
+const char* kSlowFunction =
+    "fn big(x) { let y = x; for i in 0..300 { y = cumsum(sin(y) * 1.0001) / 10.0 }; y }\r";
+
+// A slow compile says so while it runs (Note [Slow compiles]; the threshold made short here),
+// and Ctrl-C stops it in the optimiser (Note [Interrupting the optimiser]) with E0507, long
+// before the compile would have ended; the REPL goes on.
+TEST(Terminal, ASlowCompileSaysSoAndCtrlCStopsIt) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
+  Terminal t({"--backend=cpu", "--cache-dir=-", "--color=never"}, {"SCN_COMPILE_NOTICE_MS=300"});
+  ASSERT_TRUE(t.started());
+  ASSERT_TRUE(t.waitFor("scn> ")) << t.screen();
+  t.type(kSlowFunction);
+  ASSERT_TRUE(t.waitFor("scn> ")) << t.screen();
+  t.type("big(arange(8.0))[0]\r");
+  ASSERT_TRUE(t.waitFor("compiling big(f32[8]) ...")) << t.screen();
+  auto start = std::chrono::steady_clock::now();
+  t.type("\x03");
+  ASSERT_TRUE(t.waitFor("error[E0507]: interrupted")) << t.screen();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 2.0) << t.screen();
+  ASSERT_TRUE(t.waitFor("scn> ")) << t.screen();
+  t.type("1 + 1\r");
+  ASSERT_TRUE(t.waitFor("2")) << t.screen();
   t.type(":quit\r");
   EXPECT_EQ(t.exitStatus(), 0) << t.screen();
 }
