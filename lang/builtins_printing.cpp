@@ -8,13 +8,16 @@ namespace scn {
 
 namespace {
 
+constexpr const char* kHelp =
+    "precision is 0 to 17 digits, threshold a count of elements (or inf), linewidth 10 to 1000000 columns; "
+    "set_printoptions() restores the defaults";
+
 /// `precision=` and `linewidth=`: a static integer in [lo, hi], else E0431.
 int optionInteger(const Args& a, size_t i, int64_t lo, int64_t hi, const char* what) {
   int64_t n = a.integer(i, std::nullopt);
   if (n < lo || n > hi)
-    fail("E0431", a.span(i),
-         "set_printoptions: `" + a.name(i).substr(0, a.name(i).size() - 1) + "` must be " + what + ", got " +
-             std::to_string(n));
+    fail("E0431", a.span(i), "set_printoptions: `" + a.name(i) + "` must be " + what + ", got " + std::to_string(n),
+         kHelp);
   return static_cast<int>(n);
 }
 
@@ -33,7 +36,7 @@ Value setPrintOptions(Evaluator& ev, CallArgs& c) {
   if (given(1)) {
     double t = a.number(1, 0);
     if (std::isnan(t) || t < 0)
-      fail("E0431", a.span(1), "set_printoptions: `threshold` must be a non-negative number or inf");
+      fail("E0431", a.span(1), "set_printoptions: `threshold` must be a non-negative number or inf", kHelp);
     o.threshold = t >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(t);
   }
   if (given(2)) o.linewidth = optionInteger(a, 2, 10, 1000000, "an integer from 10 to 1000000");
