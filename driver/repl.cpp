@@ -6,6 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -231,6 +233,22 @@ char** completeLine(const char* text, int, int) {
   });
 }
 
+// Ctrl-C at the prompt (Note [Ctrl-C]): editline would retry its read after the signal and
+// keep the line, so keys are read here; a read the signal broke ends the line, which runRepl
+// then drops because the interrupt flag is set.
+int readKey(FILE*) {
+  for (;;) {
+    unsigned char c;
+    ssize_t n = ::read(0, &c, 1);
+    if (n == 1) return c;
+    if (n < 0 && errno == EINTR) {
+      if (gInterruptFlag && gInterruptFlag->load() != 0) return '\n';
+      continue;
+    }
+    return EOF;
+  }
+}
+
 std::string prompt(bool continued, bool color) {
   const char* text = continued ? "...> " : "scn> ";
   // \001 and \002 tell editline the escape sequence takes no room on the screen.
@@ -275,6 +293,8 @@ bool runRepl(Session& session, ReplState state) {
     gCompletionSession = &session;
     rl_attempted_completion_function = completeLine;
     rl_completer_word_break_characters = kWordBreaks;
+    rl_getc_function = readKey;
+    rl_catch_signals = 0;  // our handler (installInterruptHandler), not editline's
     std::string histFile = std::string(getenv("HOME") ? getenv("HOME") : ".") + "/.scn_history";
     read_history(histFile.c_str());
     std::cout << "scn " << SCN_VERSION << " — :help for commands, Ctrl-D to quit\n";

@@ -131,6 +131,7 @@ class Terminal {
       char buf[4096];
       struct pollfd p {master_, POLLIN, 0};
       if (poll(&p, 1, 100) > 0 && read(master_, buf, sizeof buf) > 0) continue;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // hung up: scn is ending
     }
     return -1;
   }
