@@ -132,7 +132,11 @@ void renderSnippet(std::ostringstream& out, const Span& span) {
 }  // namespace
 
 std::string render(const Diagnostic& d, bool color) {
-  (void)color;
+  // ANSI colours for the labels, as rustc and clang show them on a terminal.
+  auto paint = [color](const char* code, const std::string& text) {
+    return color ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
+  };
+  const char* severityColor = d.severity == Severity::Error ? "1;31" : "1;33";
   std::ostringstream out;
   if (d.span.valid()) {
     auto [line, col] = d.span.file->lineCol(d.span.begin);
@@ -140,20 +144,20 @@ std::string render(const Diagnostic& d, bool color) {
   } else {
     out << "scn: ";
   }
-  out << severityName(d.severity);
-  if (!d.code.empty()) out << "[" << d.code << "]";
-  out << ": " << d.message << "\n";
+  std::string label = severityName(d.severity);
+  if (!d.code.empty()) label += "[" + d.code + "]";
+  out << paint(severityColor, label) << ": " << d.message << "\n";
   if (d.span.valid()) renderSnippet(out, d.span);
   for (const DiagNote& n : d.notes) {
     if (n.span.valid()) {
       auto [line, col] = n.span.file->lineCol(n.span.begin);
-      out << n.span.file->name() << ":" << line << ":" << col << ": note: " << n.message << "\n";
+      out << n.span.file->name() << ":" << line << ":" << col << ": " << paint("1", "note") << ": " << n.message << "\n";
       renderSnippet(out, n.span);
     } else {
-      out << "note: " << n.message << "\n";
+      out << paint("1", "note") << ": " << n.message << "\n";
     }
   }
-  if (!d.help.empty()) out << "help: " << d.help << "\n";
+  if (!d.help.empty()) out << paint("1;36", "help") << ": " << d.help << "\n";
   return out.str();
 }
 

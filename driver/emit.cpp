@@ -35,6 +35,19 @@ std::string kernelText(const FuncPtr& f) {
 #endif
 }
 
+/// "; function f(f32[8]) -> f32[8]": which function a module is, in the stage's comment syntax
+/// (LLVM IR's `;`, the assembler's `#`), since the module's own names are derived hashes.
+std::string moduleLabel(const Func& f, const char* comment) {
+  std::string s = std::string(comment) + " function " + f.name + "(";
+  std::vector<Type> params = f.paramTypes(), results = f.resultTypes();
+  for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + typeString(params[i]);
+  s += ") -> ";
+  if (results.size() != 1) s += "(";
+  for (size_t i = 0; i < results.size(); ++i) s += (i ? ", " : "") + typeString(results[i]);
+  if (results.size() != 1) s += ")";
+  return s + "\n";
+}
+
 }  // namespace
 
 bool isFuncStage(const std::string& stage) {
@@ -59,8 +72,8 @@ std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLev
   if (stage == "ir") return printFunc(*f);
   if (stage == "kernels") return kernelText(f);
 #ifdef SCN_HAVE_LLVM
-  if (stage == "llvm") return emitLLVM(f, optLevel);
-  if (stage == "asm") return emitAsm(f, optLevel);
+  if (stage == "llvm") return moduleLabel(*f, ";") + emitLLVM(f, optLevel);
+  if (stage == "asm") return moduleLabel(*f, "#") + emitAsm(f, optLevel);
 #endif
 #ifdef SCN_HAVE_CUDA
   if (stage == "cuda") return cuda::emitCuda(f);

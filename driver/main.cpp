@@ -12,6 +12,8 @@
 #include "driver/emit.hpp"
 #include "driver/repl.hpp"
 #include "driver/session.hpp"
+#include "driver/stats.hpp"
+#include "jit/disk_cache.hpp"
 #include "driver/source_files.hpp"
 #include "lang/syntax/ast_print.hpp"
 #include "lang/syntax/parser.hpp"
@@ -40,16 +42,25 @@ options:
                         (cuda only), scan-to-map, drop-identity-reshapes, dce; lower: the
                         kernel IR of the backend in use) or after each (all); "unchanged"
                         when the pass changed nothing
-  --stats               after the run, print one line per compiled-function call: traced or
-                        cached, trace/optimise/codegen/run milliseconds, peak host and device
-                        buffer bytes, and for a compile whether the code came from a cache
+  --stats               print one line per compiled-function call (traced or cached,
+                        trace/optimise/codegen/run milliseconds, peak host and device buffer
+                        bytes, whether the code came from a cache, the signature, and why a
+                        function was traced again), then a summary per function; in the REPL
+                        after each entry (also `:stats on`), the summary when it ends
   --cache-dir=DIR       keep compiled code (CPU objects, CUDA PTX) in DIR across runs; `-`
                         turns the cache off. Default: $SCN_CACHE_DIR, else $XDG_CACHE_HOME/scn,
                         else ~/.cache/scn; none when SCN_NO_CACHE is set
+  --cache-max-size=SIZE the most each cache keeps (1G, 512M, bytes; default 1G or
+                        $SCN_CACHE_MAX_SIZE): the least recently used entries go first
+  --cache-clear         remove the cached code in the cache directory (with --cache-dir=DIR:
+                        in DIR) and exit
+  --color=WHEN          colour diagnostics and the prompt: auto (default: when stderr is a
+                        terminal and NO_COLOR is unset), always, never
   -O0 | -O1 | -O2 | -O3 optimisation level of the CPU JIT (default -O2)
   --help                show this help
   --version             show the version
 
+Every option with a value may also be written as two words: `--emit ir`.
 Ctrl-C stops the running program with error E0507 (a second Ctrl-C ends it at once).
 
 exit status: 0 success, 1 a program error (a diagnostic was printed), 2 bad usage.
@@ -70,11 +81,19 @@ std::string defaultCacheDir() {
   return "";
 }
 
-/// --stats' cache field of a traced call: where its code came from.
-const char* cacheState(const scn::CallRecord& r) {
-  if (!r.traced) return "";
-  if (r.cacheHit) return " cache=hit";
-  return r.cacheRejected ? " cache=rejected" : " cache=miss";
+/// `scn --cache-clear`: empties the cache directory's caches (only their entries).
+int clearCacheCommand(const std::string& dir, bool given) {
+  if (dir.empty())
+    return usageError(given ? "--cache-clear with --cache-dir=- has no cache to clear"
+                            : "--cache-clear: no cache directory (SCN_NO_CACHE is set, or no home directory)");
+  std::string error;
+  int removed = scn::clearCacheDirectory(dir, error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "scn: error: --cache-clear: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("removed %d cached %s from %s\n", removed, removed == 1 ? "entry" : "entries", dir.c_str());
+  return 0;
 }
 
 bool gShowedAnError = false;  // a diagnostic other than a quiet stop (Note [Output errors])
@@ -87,6 +106,32 @@ void show(const scn::Diagnostic& d, bool color) {
 }
 
 int runCommand(int argc, char** argv);
+
+/// The options that take a value, as `--name=VALUE` or `--name VALUE`.
+const char* const kValuedOptions[] = {"--backend", "--emit", "--print-after", "--cache-dir", "--cache-max-size",
+                                      "--color"};
+
+/// Whether argv[i] is the valued option `name`; `value` gets its value (the next argument for
+/// `--name VALUE`, and then i moves past it; runCommand checked that there is one).
+bool valuedOption(char** argv, int& i, const std::string& name, std::string& value) {
+  std::string a = argv[i];
+  if (a.rfind(name + "=", 0) == 0) {
+    value = a.substr(name.size() + 1);
+    return true;
+  }
+  if (a != name) return false;
+  value = argv[++i];
+  return true;
+}
+
+/// --color=auto|always|never: whether diagnostics and the prompt are coloured. auto: when
+/// stderr is a terminal and NO_COLOR (https://no-color.org) is not set.
+bool colorWanted(const std::string& choice) {
+  if (choice == "always") return true;
+  if (choice == "never") return false;
+  const char* noColor = std::getenv("NO_COLOR");
+  return isatty(2) && !(noColor && *noColor);
+}
 
 }  // namespace
 
@@ -105,9 +150,10 @@ int main(int argc, char** argv) {
 namespace {
 
 int runCommand(int argc, char** argv) {
-  std::string backend = "auto", emit, expr, file, printAfter;
-  bool haveExpr = false, stats = false, haveCacheDir = false;
+  std::string backend = "auto", emit, expr, file, printAfter, colorChoice = "auto", value;
+  bool haveExpr = false, stats = false, haveCacheDir = false, clearCache = false;
   std::string cacheDir;
+  uint64_t cacheMaxBytes = scn::cacheMaxBytesFromEnvironment();
   int optLevel = 2;
   std::vector<std::string> scriptArgs;
   for (int i = 1; i < argc; ++i) {
@@ -116,23 +162,26 @@ int runCommand(int argc, char** argv) {
       scriptArgs.push_back(a);
       continue;
     }
+    for (const char* name : kValuedOptions)
+      if (a == name && i + 1 >= argc) return usageError(a + " needs a value (" + a + "=VALUE or " + a + " VALUE)");
+    auto valued = [&](const char* name) { return valuedOption(argv, i, name, value); };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
     } else if (a == "--version") {
       std::printf("scn %s\n", SCN_VERSION);
       return 0;
-    } else if (a.rfind("--backend=", 0) == 0) {
-      backend = a.substr(10);
-    } else if (a.rfind("--emit=", 0) == 0) {
-      emit = a.substr(7);
+    } else if (valued("--backend")) {
+      backend = value;
+    } else if (valued("--emit")) {
+      emit = value;
       if (emit != "tokens" && emit != "ast" && !scn::isFuncStage(emit))
         return usageError("unknown stage `" + emit + "` for --emit (tokens, ast, " + scn::funcStageList() + ")");
       if (scn::isFuncStage(emit) && scn::funcStageList().find(emit) == std::string::npos)
         return usageError("--emit=" + emit + " is not available: this scn was built without " +
                           (emit == "llvm" || emit == "asm" ? "LLVM" : "the CUDA toolkit"));
-    } else if (a.rfind("--print-after=", 0) == 0) {
-      printAfter = a.substr(14);
+    } else if (valued("--print-after")) {
+      printAfter = value;
       bool known = printAfter == "all";
       for (const scn::Pass& p : scn::pipelinePasses()) known = known || printAfter == p.name;
       if (!known) {
@@ -140,11 +189,22 @@ int runCommand(int argc, char** argv) {
         for (const scn::Pass& p : scn::pipelinePasses()) names += std::string(", ") + p.name;
         return usageError("unknown pass `" + printAfter + "` for --print-after (" + names + ")");
       }
-    } else if (a.rfind("--cache-dir=", 0) == 0) {
-      cacheDir = a.substr(12);
+    } else if (valued("--cache-dir")) {
+      cacheDir = value;
       if (cacheDir.empty()) return usageError("--cache-dir needs a directory (or `-` for no cache)");
       if (cacheDir == "-") cacheDir.clear();
       haveCacheDir = true;
+    } else if (valued("--cache-max-size")) {
+      std::optional<uint64_t> n = scn::parseByteSize(value);
+      if (!n)
+        return usageError("--cache-max-size needs a size such as 1G, 512M or 1048576, not `" + value + "`");
+      cacheMaxBytes = *n;
+    } else if (valued("--color")) {
+      colorChoice = value;
+      if ((value != "auto" && value != "always" && value != "never"))
+        return usageError("--color takes auto, always or never, not `" + value + "`");
+    } else if (a == "--cache-clear") {
+      clearCache = true;
     } else if (a == "--stats") {
       stats = true;
     } else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
@@ -162,15 +222,25 @@ int runCommand(int argc, char** argv) {
   if (backend != "auto" && backend != "cpu" && backend != "interp" && backend != "cuda" && backend != "cuda-emu")
     return usageError("unknown backend `" + backend + "` (cpu, interp, cuda, cuda-emu, auto)");
   if (haveExpr && !file.empty()) return usageError("give either FILE or -e, not both");
+  if (clearCache) return clearCacheCommand(haveCacheDir ? cacheDir : defaultCacheDir(), haveCacheDir);
 
-  bool color = isatty(2);
+  bool color = colorWanted(colorChoice);
   scn::SessionOptions opts;
   opts.backend = backend;
   opts.optLevel = optLevel;
   opts.scriptArgs = scriptArgs;
   opts.printAfter = printAfter;
   opts.cacheDir = haveCacheDir ? cacheDir : defaultCacheDir();
+  opts.cacheMaxBytes = cacheMaxBytes;
   opts.out = [](const std::string& s) { scn::writeStdout(s); };
+  if (isatty(2)) {  // Note [Slow compiles]: on a terminal only, rewritten in place
+    opts.onSlowCompile = [](const std::string& what, double seconds, bool done) {
+      std::fprintf(stderr, done ? "\rcompiling %s ... done in %.1fs\n" : "\rcompiling %s ... %.1fs", what.c_str(),
+                   seconds);
+    };
+    // How long a compile may take before it is reported (1000 ms); tests make it shorter.
+    if (const char* ms = std::getenv("SCN_COMPILE_NOTICE_MS"); ms && *ms) opts.slowCompileMs = std::atof(ms);
+  }
   opts.onDiagnostic = [color](const scn::Diagnostic& d) { show(d, color); };
   if (scn::isFuncStage(emit)) {
     opts.onCompile = [emit, optLevel](const scn::FuncPtr& f) {
@@ -219,19 +289,15 @@ int runCommand(int argc, char** argv) {
   } else if (!file.empty()) {
     ok = session.runFile(file);
   } else {
-    return scn::runRepl(session, opts) ? 0 : 1;  // the REPL installs its Ctrl-C handler
+    scn::ReplState repl;
+    repl.stats = stats;
+    repl.color = color;
+    return scn::runRepl(session, repl) ? 0 : 1;  // the REPL installs its Ctrl-C handler
   }
   if (stats) {
-    for (const scn::CallRecord& r : session.records()) {
-      std::string peak = r.measured ? std::to_string(r.peakBytes) + "B" : "-";
-      std::string device = r.device ? std::to_string(r.devicePeakBytes) + "B" : "none";
-      std::fprintf(stderr,
-                   "stats: %s %s backend=%s trace=%.2fms optimise=%.2fms codegen=%.2fms run=%.3fms "
-                   "kernels=%d peak=%s device=%s copied=%zuB%s\n",
-                   r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs,
-                   r.optimiseMs, r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(),
-                   r.copiedBytes, cacheState(r));
-    }
+    std::string lines;
+    for (const scn::CallRecord& r : session.records()) lines += scn::formatCallStats(r);
+    std::fputs((lines + scn::formatStatsSummary(session.records())).c_str(), stderr);
   }
   return ok ? 0 : 1;
 }

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -18,6 +20,8 @@
 
 #include "driver/cli_output.hpp"
 #include "driver/emit.hpp"
+#include "driver/repl_internal.hpp"
+#include "driver/stats.hpp"
 #include "lang/syntax/parser.hpp"
 
 namespace scn {
@@ -44,18 +48,20 @@ void onInterrupt(int) {
 
 const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line continues while a bracket is open.
   :help              this text
-  :help NAME         the signature and description of a builtin, e.g. :help sum
+  :help NAME         the signature and description of a builtin, e.g. :help sum, or of a
+                     function: its signature and the signatures compiled so far (also ?NAME)
   :type EXPR         dtype and shape of a value
   :ir CALL           the IR of a function call after optimisation, e.g. :ir f(x)
   :kernels CALL      its loop-level kernel IR (fused loops and buffers)
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
   :cuda CALL         its CUDA C++                  :ptx CALL   its PTX (NVRTC; no GPU needed)
-  :time EXPR         compile once, then time runs (median, min, max, count)
+  :time EXPR         compile once (its time shown apart), then time runs (median, min, max)
   :mem EXPR          peak bytes of host and device buffers of each compiled call EXPR makes
+  :stats [on|off]    a line per compiled call after each entry (on), or the summary so far
   :backend [NAME]    show or set the backend: cpu, interp, cuda, auto
   :load FILE         run a file in this session
   :reset             forget every definition and compiled function
-  :quit              leave (also Ctrl-D)
+  :quit              leave (also exit, quit, exit() or Ctrl-D)
 )";
 
 std::string trim(const std::string& s) {
@@ -63,35 +69,70 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+/// The compile part of the calls `records[from..]` traced, and their run time.
+struct FirstRun {
+  double compileMs = 0, runMs = 0;
+  int compiles = 0;
+};
+FirstRun firstRunOf(const std::vector<CallRecord>& records, size_t from) {
+  FirstRun f;
+  for (size_t i = from; i < records.size(); ++i) {
+    const CallRecord& r = records[i];
+    if (r.traced) ++f.compiles;
+    f.compileMs += r.traceMs + r.optimiseMs + r.codegenMs;
+    f.runMs += r.runMs;
+  }
+  return f;
+}
+
 void timeIt(Session& session, const std::string& expr, std::ostream& out) {
+  size_t before = session.records().size();
+  auto t0 = std::chrono::steady_clock::now();
   if (!session.run("<repl>", expr)) return;  // first run: trace + compile
+  double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  FirstRun first = firstRunOf(session.records(), before);
   std::vector<double> ms;
   auto start = std::chrono::steady_clock::now();
   while (ms.size() < 7 || (ms.size() < 1000 &&
                            std::chrono::steady_clock::now() - start < std::chrono::seconds(1))) {
-    auto t0 = std::chrono::steady_clock::now();
+    auto t1 = std::chrono::steady_clock::now();
     if (!session.run("<repl>", expr)) return;
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
   }
   std::sort(ms.begin(), ms.end());
-  char buf[200];
+  char buf[300];
+  if (first.compiles > 0)
+    std::snprintf(buf, sizeof buf, "first run %.4g ms: compile %.4g ms (%d function%s), compiled code %.4g ms\n",
+                  firstMs, first.compileMs, first.compiles, first.compiles == 1 ? "" : "s", first.runMs);
+  else
+    std::snprintf(buf, sizeof buf, "first run %.4g ms: nothing compiled (already compiled, or eager code)\n", firstMs);
+  out << buf;
   std::snprintf(buf, sizeof buf, "median %.4g ms, min %.4g ms, max %.4g ms over %zu runs\n",
                 ms[ms.size() / 2], ms.front(), ms.back(), ms.size());
   out << buf;
 }
 
-/// `:help NAME`: the record of a builtin (Note [Builtin records] in lang/builtin_table.cpp).
-void helpFor(Session& session, const std::string& name, std::ostream& out) {
-  auto it = builtins().find(name);
-  if (it == builtins().end()) {
+/// `:stats on|off`, or `:stats`: the summary of every call so far.
+void statsCommand(Session& session, const std::string& arg, ReplState& state, std::ostream& out) {
+  if (arg == "on" || arg == "off") {
+    state.stats = arg == "on";
+    out << "stats: " << arg << "\n";
+  } else if (arg.empty()) {
+    out << formatStatsSummary(session.records());
+  } else {
     Diagnostic d;
-    d.code = "E0243";
-    d.message = "no builtin named `" + name + "`";
-    d.help = "`:help NAME` describes a builtin function, e.g. `:help sum`; `:help` lists the commands";
+    d.code = "E0506";
+    d.message = "`:stats` takes `on`, `off` or nothing, not `" + arg + "`";
+    d.help = "`:stats on` shows a line per compiled call after each entry; `:stats` the summary so far";
     session.diagnostics().report(d);
-    return;
   }
-  out << it->second.signature << "\n  " << it->second.description << "\n";
+}
+
+/// `exit`, `quit`, `exit()` and `quit()` leave, as in Python (when no definition has that name).
+bool isExitWord(Session& session, const std::string& entry) {
+  bool call = entry.size() > 2 && entry.compare(entry.size() - 2, 2, "()") == 0;
+  std::string word = call ? entry.substr(0, entry.size() - 2) : entry;
+  return (word == "exit" || word == "quit") && !session.evaluator().globals()->lookup(word);
 }
 
 }  // namespace
@@ -105,12 +146,14 @@ void installInterruptHandler(Session& session) {
   sigaction(SIGINT, &sa, nullptr);
 }
 
-bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out) {
+bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out, ReplState& state) {
   std::string entry = trim(entryRaw);
   if (entry.empty()) return true;
+  if (isExitWord(session, entry)) return false;
+  if (entry[0] == '?' && entry.size() > 1) entry = ":help " + trim(entry.substr(1));
   if (entry[0] != ':') {
     Value v;
-    if (session.run("<repl>", entry, &v) && !v.isNone()) out << session.formatValue(v) << "\n";
+    if (session.run("<repl>", entry, &v) && !v.isNone()) out << session.displayValue(v) << "\n";
     return true;
   }
   size_t sp = entry.find_first_of(" \t");
@@ -149,6 +192,8 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
     }
   } else if (cmd == ":time") {
     timeIt(session, rest, out);
+  } else if (cmd == ":stats") {
+    statsCommand(session, rest, state, out);
   } else if (cmd == ":backend") {
     if (!rest.empty()) session.setBackend(rest);
     out << "backend: " << session.backendName() << "\n";
@@ -169,22 +214,45 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
 
 #ifdef SCN_HAVE_EDITLINE
 namespace {
-Session* gCompletionSession = nullptr;  // editline's completion callback has no user pointer
+Session* gCompletionSession = nullptr;  // editline's completion callbacks have no user pointer
 
-char* completeName(const char* text, int state) {
+// Word breaks for editline: not `/`, `.` or `:`, so paths and `:commands` are one word.
+char kWordBreaks[] = " \t\n\"'(),[]{}=+-*<>!&|;%^~@";
+
+char** completeLine(const char* text, int, int) {
   static std::vector<std::string> matches;
+  rl_attempted_completion_over = 1;  // never editline's own file-name completion
+  matches = completionsAt(*gCompletionSession, rl_line_buffer, static_cast<size_t>(rl_point));
+  // No space after a keyword argument (`axis=`) or a directory (`lib/`).
+  bool open = matches.size() == 1 && (matches[0].back() == '=' || matches[0].back() == '/');
+  rl_completion_append_character = open ? '\0' : ' ';
   static size_t next;
-  if (state == 0) {
-    matches.clear();
-    next = 0;
-    std::string prefix = text;
-    for (const auto& [name, b] : builtins())
-      if (name.rfind(prefix, 0) == 0) matches.push_back(name);
-    if (gCompletionSession)
-      for (const auto& [name, v] : gCompletionSession->evaluator().globals()->vars())
-        if (name.rfind(prefix, 0) == 0) matches.push_back(name);
+  next = 0;
+  return rl_completion_matches(text, [](const char*, int) -> char* {
+    return next < matches.size() ? strdup(matches[next++].c_str()) : nullptr;
+  });
+}
+
+// Ctrl-C at the prompt (Note [Ctrl-C]): editline would retry its read after the signal and
+// keep the line, so keys are read here; a read the signal broke ends the line, which runRepl
+// then drops because the interrupt flag is set.
+int readKey(FILE*) {
+  for (;;) {
+    unsigned char c;
+    ssize_t n = ::read(0, &c, 1);
+    if (n == 1) return c;
+    if (n < 0 && errno == EINTR) {
+      if (gInterruptFlag && gInterruptFlag->load() != 0) return '\n';
+      continue;
+    }
+    return EOF;
   }
-  return next < matches.size() ? strdup(matches[next++].c_str()) : nullptr;
+}
+
+std::string prompt(bool continued, bool color) {
+  const char* text = continued ? "...> " : "scn> ";
+  // \001 and \002 tell editline the escape sequence takes no room on the screen.
+  return color ? std::string("\001\033[1;34m\002") + text + "\001\033[0m\002" : text;
 }
 }  // namespace
 #endif
@@ -198,22 +266,42 @@ bool outputReached(Session& session) {
   return !stdoutReaderGone();
 }
 
+/// Runs one entry; with stats on, its compiled calls' lines follow on stderr.
+bool runEntry(Session& session, const std::string& entry, ReplState& state) {
+  size_t before = session.records().size();
+  bool go = replEntry(session, entry, std::cout, state);
+  if (state.stats) {
+    std::cout.flush();
+    for (size_t i = before; i < session.records().size(); ++i) std::cerr << formatCallStats(session.records()[i]);
+  }
+  return go;
+}
+
+void finish(Session& session, const ReplState& state) {
+  if (!state.stats) return;
+  std::cout.flush();
+  std::cerr << formatStatsSummary(session.records());
+}
+
 }  // namespace
 
-bool runRepl(Session& session, const SessionOptions& opts) {
+bool runRepl(Session& session, ReplState state) {
   bool tty = isatty(0) && isatty(1);
   installInterruptHandler(session);
 #ifdef SCN_HAVE_EDITLINE
   if (tty) {
     gCompletionSession = &session;
-    rl_completion_entry_function = completeName;
+    rl_attempted_completion_function = completeLine;
+    rl_completer_word_break_characters = kWordBreaks;
+    rl_getc_function = readKey;
+    rl_catch_signals = 0;  // our handler (installInterruptHandler), not editline's
     std::string histFile = std::string(getenv("HOME") ? getenv("HOME") : ".") + "/.scn_history";
     read_history(histFile.c_str());
     std::cout << "scn " << SCN_VERSION << " — :help for commands, Ctrl-D to quit\n";
     std::string entry;
     for (;;) {
       session.clearInterrupt();
-      char* line = readline(entry.empty() ? "scn> " : "...> ");
+      char* line = readline(prompt(!entry.empty(), state.color).c_str());
       if (session.interruptFlag().load() != 0) {  // Ctrl-C at the prompt: drop what was typed
         free(line);
         entry.clear();
@@ -230,27 +318,31 @@ bool runRepl(Session& session, const SessionOptions& opts) {
         write_history(histFile.c_str());
       }
       session.clearInterrupt();
-      bool go = replEntry(session, entry, std::cout);
+      bool go = runEntry(session, entry, state);
       entry.clear();
       if (!outputReached(session) || !go) break;
     }
+    finish(session, state);
     return true;
   }
 #endif
   (void)tty;
-  (void)opts;
   std::string entry, line;
   while (std::getline(std::cin, line)) {
     entry += line + "\n";
     if (isIncomplete(entry)) continue;
     session.clearInterrupt();
-    bool go = replEntry(session, entry, std::cout);
+    bool go = runEntry(session, entry, state);
     session.clearInterrupt();
     entry.clear();
-    if (!outputReached(session) || !go) return true;
+    if (!outputReached(session) || !go) {
+      finish(session, state);
+      return true;
+    }
   }
-  if (!trim(entry).empty()) replEntry(session, entry, std::cout);
+  if (!trim(entry).empty()) runEntry(session, entry, state);
   outputReached(session);
+  finish(session, state);
   return true;
 }
 

@@ -74,8 +74,12 @@ bool Session::setBackend(const std::string& name) {
       CpuOptions co;
       co.optLevel = opts_.optLevel;
       if (!opts_.cacheDir.empty()) co.cacheDir = opts_.cacheDir + "/cpu";
+      co.cacheMaxBytes = opts_.cacheMaxBytes;
       co.interrupt = &interrupt_;
-      co.warn = [this](const Diagnostic& d) { report(d); };
+      co.warn = [this](const Diagnostic& d) {
+        bool cacheWarning = d.code == "E0411" || d.code == "E0430";
+        if (!cacheWarning || cacheWarnings_.insert(d.message).second) report(d);
+      };
       backend_ = makeCpuBackend(co);
 #else
       fail("E0420", Span{}, "the CPU backend is not available in this build (built with SCN_WITH_LLVM=OFF)",
@@ -96,6 +100,7 @@ bool Session::setBackend(const std::string& name) {
       std::string why;
       cuda::CudaOptions co;
       co.cacheDir = opts_.cacheDir.empty() ? "-" : opts_.cacheDir + "/ptx";  // "-": no cache
+      co.cacheMaxBytes = opts_.cacheMaxBytes;
       co.interrupt = &interrupt_;
       backend_ = cuda::makeCudaBackend(&why, co);
       if (!backend_)
@@ -160,6 +165,8 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     // The CUDA backends keep their buffers in (emulated) device memory: RunStats::peakBytes.
     c.device = backendName_ == "cuda" || backendName_ == "cuda-emu";
     try {
+      CompileNotice notice(opts_.onSlowCompile, rec && !rec->signature.empty() ? rec->signature : f->name,
+                           opts_.slowCompileMs);
       c.exe = backend_->compile(optimised, &cs);
     } catch (const UnsupportedOnBackend& u) {
       // Honest fallback: the op is not lowered yet on this backend; --stats says so.

@@ -8,10 +8,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "driver/compile_notice.hpp"
 #include "jit/backend.hpp"
+#include "jit/disk_cache.hpp"
 #include "base/diagnostics.hpp"
 #include "lang/eval.hpp"
 
@@ -32,6 +35,11 @@ struct SessionOptions {
   /// Root of the persistent compile caches: `<dir>/cpu` (objects, Note [Object cache]) and
   /// `<dir>/ptx` (the CUDA backend's PTX). "" = none: compiled code lives with the session.
   std::string cacheDir;
+  /// The most bytes each of those caches keeps (Note [Cache eviction] in jit/disk_cache.cpp).
+  uint64_t cacheMaxBytes = kDefaultCacheMaxBytes;
+  /// Told while a compile takes longer than slowCompileMs (Note [Slow compiles]); may be empty.
+  SlowCompileFn onSlowCompile;
+  double slowCompileMs = 1000;
   /// --print-after=<pass>|all: the IR after that pass of the optimisation pipeline.
   std::string printAfter;
 };
@@ -57,6 +65,8 @@ class Session {
                    std::string& out);
   /// Traces a whole script and returns the IR of every compiled function call it makes.
   std::string formatValue(const Value& v) { return eval_->format(v); }
+  /// As the REPL shows a value (Evaluator::display).
+  std::string displayValue(const Value& v) { return eval_->display(v); }
 
   Evaluator& evaluator() { return *eval_; }
   DiagnosticSink& diagnostics() { return sink_; }
@@ -98,6 +108,8 @@ class Session {
   };
   std::map<const Func*, Compiled> executables_;
   std::map<const Func*, FuncPtr> keepFuncs_;
+  /// The cache warnings shown: each once per session, however often the backend is made.
+  std::set<std::string> cacheWarnings_;
   /// What the diagnostics in sink_ point into (Note [Source lifetime] in eval.cpp).
   std::vector<std::shared_ptr<const Program>> diagnosticSources_;
 };

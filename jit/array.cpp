@@ -181,6 +181,8 @@ std::string formatFloat(F v) {
   return out;
 }
 
+}  // namespace
+
 std::string formatElement(const Array& a, int64_t i) {
   return dispatchDType(a.dtype, [&]<typename T>() -> std::string {
     T v = a.data<T>()[i];
@@ -189,6 +191,8 @@ std::string formatElement(const Array& a, int64_t i) {
     else return std::to_string(v);
   });
 }
+
+namespace {
 
 constexpr int64_t kEdgeItems = 3;            // NumPy's edgeitems
 

@@ -29,7 +29,8 @@ const std::string& stringArg(const Args& a, size_t i, const char* fn) {
 
 /// How many elements an array may have before print summarises it: NumPy's threshold (1000),
 /// or `threshold=` (inf: never).
-int64_t summaryThreshold(const Args& a, size_t i) {
+int64_t summaryThreshold(const Args& a, size_t i, int64_t dflt) {
+  if (!a.has(i)) return dflt;
   double t = a.number(i, 1000);
   if (std::isnan(t) || t < 0) fail("E0222", a.span(i), "print: `threshold` must be a non-negative number or inf");
   return t >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(t);
@@ -38,7 +39,9 @@ int64_t summaryThreshold(const Args& a, size_t i) {
 std::string formatValue(Evaluator& ev, const Value& v, int64_t threshold) {
   if (v.isArray()) {
     AVal x = defaultize(*v.array);
-    if (x.isStatic()) return formatArray(*x.concrete, threshold);
+    PrintOptions o = ev.printOptions();
+    o.threshold = threshold;
+    if (x.isStatic()) return formatArray(*x.concrete, o);
   }
   if (v.isTuple()) {
     std::string s = "(";
@@ -60,7 +63,7 @@ Value print(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "print", {"sep=", "end=", "threshold="});
   std::string sep = a.has(0) ? stringArg(a, 0, "print") : " ";
   std::string end = a.has(1) ? stringArg(a, 1, "print") : "\n";
-  int64_t threshold = summaryThreshold(a, 2);
+  int64_t threshold = summaryThreshold(a, 2, ev.printOptions().threshold);
   // A weak value prints at its default dtype: check here that it fits, so that E0228 points at
   // the argument (format itself has no place to point at).
   std::function<void(const Value&, Span)> materialise = [&](const Value& v, Span span) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/diagnostics.hpp"
+#include "lang/array_ops.hpp"
 
 namespace scn {
 
@@ -71,10 +72,32 @@ void keyOf(const Value& v, bool isStatic, std::ostringstream& key) {
 // sees it as it is.
 bool passedAsArrays(const Param& p, const Value& v) { return !p.isStatic && (v.isArray() || v.isTuple()); }
 
-// The compile-cache key of a call: each argument's type, and its value when static. Weak array
-// arguments take their default dtype first, in `bound` too, so the trace sees what the key says.
-std::string signatureKey(const std::vector<Param>& params, std::vector<Value>& bound, Span span) {
-  std::ostringstream keyStream;
+// How an argument shows in a signature (--stats, :help NAME): its type, its value when static.
+std::string shownArgument(const Value& v, bool isStatic) {
+  switch (v.kind) {
+    case ValueKind::Array:
+      return isStatic ? formatArray(*v.array->concrete) : surfaceTypeString(*v.array);
+    case ValueKind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < v.elems->size(); ++i) s += (i ? ", " : "") + shownArgument((*v.elems)[i], isStatic);
+      return s + (v.elems->size() == 1 ? ",)" : ")");
+    }
+    case ValueKind::None: return "None";
+    case ValueKind::String: return "\"" + v.str + "\"";
+    case ValueKind::Closure: return "fn " + v.closure->name;
+    case ValueKind::Builtin: return v.builtin->name;
+    case ValueKind::Vmap: return "a vmapped function";
+    case ValueKind::DType: return dtypeName(v.dtype);
+  }
+  return "";
+}
+
+// The compile-cache key of a call: each argument's type, and its value when static (one part
+// per parameter in `sig`, with how it shows). Weak array arguments take their default dtype
+// first, in `bound` too, so the trace sees what the key says.
+std::string signatureKey(const std::vector<Param>& params, std::vector<Value>& bound, Span span,
+                         CallSignature& sig) {
+  std::string key;
   for (size_t i = 0; i < bound.size(); ++i) {
     if (passedAsArrays(params[i], bound[i])) {
       std::vector<AVal> leaves;
@@ -85,9 +108,43 @@ std::string signatureKey(const std::vector<Param>& params, std::vector<Value>& b
       size_t pos = 0;
       bound[i] = Evaluator::unflatten(def, dl, pos);
     }
-    keyOf(bound[i], params[i].isStatic, keyStream);
+    std::ostringstream part;
+    keyOf(bound[i], params[i].isStatic, part);
+    sig.keyParts.push_back(part.str());
+    sig.shown.push_back(shownArgument(bound[i], params[i].isStatic || !passedAsArrays(params[i], bound[i])));
+    key += sig.keyParts.back();
   }
-  return keyStream.str();
+  return key;
+}
+
+// "f(f32[8], n=3)": the signature as --stats and :help show it.
+std::string signatureText(const Closure& c, const CallSignature& sig) {
+  std::string s = c.name + "(";
+  for (size_t i = 0; i < sig.shown.size(); ++i) {
+    const Param& p = (*c.params)[i];
+    s += i ? ", " : "";
+    if (p.isStatic) s += p.name + "=";
+    s += sig.shown[i];
+  }
+  return s + ")";
+}
+
+// Note [Retrace reasons]
+// --stats says why a function that was compiled before is traced again, as JAX's
+// explain-cache-misses does: the first parameter whose part of the key differs from the last
+// signature traced (a new shape or dtype, or a new static value: a static parameter, a string,
+// a dtype or a function passed in), or the outer variable that was rebound since (Note
+// [Captured variables]). The first trace of a function has no reason.
+std::string retraceReason(const Closure& c, const CallSignature& now, const CallSignature& last) {
+  for (size_t i = 0; i < now.keyParts.size() && i < last.keyParts.size(); ++i) {
+    if (now.keyParts[i] == last.keyParts[i]) continue;
+    const Param& p = (*c.params)[i];
+    bool value = p.isStatic || now.keyParts[i].find('=') != std::string::npos ||
+                 now.keyParts[i].find(':') != std::string::npos || now.keyParts[i].find('@') != std::string::npos;
+    return std::string(value ? "new static value" : "new shape or dtype") + " of `" + p.name + "`: " +
+           now.shown[i] + " (was " + last.shown[i] + ")";
+  }
+  return "new signature";
 }
 
 // The arguments a trace of `c` is made on: each array leaf a new parameter of `trace` (listed in
@@ -149,24 +206,45 @@ std::vector<Array> concreteArguments(const std::vector<Param>& params, const std
 // A call of a closure outside a trace: the key of its signature, the compiled entry for it
 // (traced now when there is none), and a run of that entry.
 Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span) {
-  std::string key = signatureKey(*closure->params, bound, span);
+  CallSignature sig;
+  std::string key = signatureKey(*closure->params, bound, span, sig);
   CallRecord rec;
   rec.fn = closure->name;
+  rec.signature = signatureText(*closure, sig);
   FnCache& fnCache = cacheOf(closure);
-  const Compiled* entry = lookUpCompiled(fnCache, key);
-  if (!entry) entry = traceCompiled(*closure, bound, span, key, fnCache, rec);
+  std::string stale;
+  const Compiled* entry = lookUpCompiled(fnCache, key, stale);
+  if (!entry) {
+    if (!stale.empty()) rec.retrace = stale;
+    else if (!fnCache.lastTraced.keyParts.empty() || fnCache.traces > 0)
+      rec.retrace = retraceReason(*closure, sig, fnCache.lastTraced);
+    entry = traceCompiled(*closure, bound, span, key, fnCache, rec);
+    fnCache.lastTraced = sig;
+    ++fnCache.traces;
+  }
   // A function that returns functions (a combinator such as `|f| |v| f(f(v))`) has nothing
   // to compile: it runs eagerly, as Python code around jax.jit would.
   if (!entry) return inlineClosure(*closure, bound);
   return runCompiled(*entry, *closure->params, bound, span, rec);
 }
 
-const Evaluator::Compiled* Evaluator::lookUpCompiled(FnCache& fnCache, const std::string& key) {
+const Evaluator::Compiled* Evaluator::lookUpCompiled(FnCache& fnCache, const std::string& key, std::string& stale) {
   auto it = fnCache.entries.find(key);
   if (it == fnCache.entries.end()) return nullptr;
-  if (capturesUnchanged(it->second.captured) && keyedAlive(it->second)) return &it->second;
-  fnCache.entries.erase(it);  // a captured outer variable was rebound: its new value must be seen
+  std::string rebound = reboundCapture(it->second.captured);
+  if (rebound.empty() && keyedAlive(it->second)) return &it->second;
+  // A captured outer variable was rebound: its new value must be seen (Note [Retrace reasons]).
+  stale = rebound.empty() ? "a function argument was redefined" : "rebound global `" + rebound + "`";
+  fnCache.entries.erase(it);
   return nullptr;
+}
+
+std::vector<std::string> Evaluator::compiledSignatures(const Closure* c) const {
+  std::vector<std::string> out;
+  auto it = cache_.find(c);
+  if (it == cache_.end() || it->second.closure.expired()) return out;
+  for (const auto& [key, entry] : it->second.entries) out.push_back(entry.signature);
+  return out;
 }
 
 const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std::vector<Value>& bound,
@@ -213,7 +291,7 @@ const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std:
   for (const Value& b : bound)
     if (b.isCallable() && payload(b)) keyed.push_back(payload(b));
   sweepCache();
-  Compiled entry{trace.funcPtr(), outTree, outWeak, std::move(log.deps), std::move(keyed)};
+  Compiled entry{trace.funcPtr(), outTree, outWeak, std::move(log.deps), std::move(keyed), rec.signature};
   return &fnCache.entries.emplace(key, std::move(entry)).first->second;
 }
 
@@ -237,7 +315,7 @@ Value Evaluator::runCompiled(const Compiled& entry, const std::vector<Param>& pa
 Evaluator::FnCache& Evaluator::cacheOf(const std::shared_ptr<Closure>& closure) {
   FnCache& fc = cache_[closure.get()];
   if (fc.closure.expired()) {  // new, or left by a dead closure at the same address
-    fc.entries.clear();
+    fc = FnCache{};
     fc.closure = closure;
   }
   return fc;
@@ -267,14 +345,14 @@ void Evaluator::sweepCache() {
 // variables it read and which value each held; a later call whose captured variable was
 // rebound (`scale = 2.0`, or a new `let scale`) traces again instead of returning stale
 // results (a JAX footgun we do not copy).
-bool Evaluator::capturesUnchanged(const std::vector<CaptureDep>& deps) const {
+std::string Evaluator::reboundCapture(const std::vector<CaptureDep>& deps) const {
   for (const CaptureDep& d : deps) {
     const Env* where = nullptr;
     const Value* v = d.env->lookup(d.name, &where);
-    if (!v || where != d.env || identity(*v) != d.identity) return false;
-    if (d.owned && d.held.expired()) return false;  // another value took the old one's address
+    if (!v || where != d.env || identity(*v) != d.identity) return d.name;
+    if (d.owned && d.held.expired()) return d.name;  // another value took the old one's address
   }
-  return true;
+  return "";
 }
 
 }  // namespace scn

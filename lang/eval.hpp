@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lang/array_ops.hpp"
+#include "jit/array_format.hpp"
 #include "lang/tracer.hpp"
 #include "lang/value.hpp"
 
@@ -107,6 +108,15 @@ struct CallRecord {
   bool device = false, measured = true;
   int kernels = 0;
   std::string backend;
+  /// "f(f32[8], n=3)": the argument types, and the values of static ones.
+  std::string signature;
+  /// Why a function compiled before was traced again (Note [Retrace reasons]); "" otherwise.
+  std::string retrace;
+};
+
+/// One call's signature: each parameter's part of the compile-cache key, and how it shows.
+struct CallSignature {
+  std::vector<std::string> keyParts, shown;
 };
 
 struct Builtin;
@@ -175,13 +185,22 @@ class Evaluator {
   ArrayOps& ops() { return ops_; }
   EvalHost& host() { return host_; }
   std::vector<CallRecord>& records() { return records_; }
+  /// The signatures `c` is compiled for now (CallRecord::signature), for `:help NAME`.
+  std::vector<std::string> compiledSignatures(const Closure* c) const;
 
   // Pytrees
   static void flatten(const Value& v, std::vector<AVal>& leaves, TreeDef& def, Span span,
                       const char* what);
   static Value unflatten(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos);
 
+  /// A value as print writes it (one line), with the print options.
   std::string format(const Value& v);
+  /// A value as the REPL shows it (Note [Array display] in jit/array_display.cpp): arrays of
+  /// two or more dimensions on several lines, a dtype that is not the default shown
+  /// (`i64[3]: [0, 1, 2]`), strings in tuples quoted.
+  std::string display(const Value& v);
+  /// set_printoptions' settings, for print and the REPL.
+  PrintOptions& printOptions() { return printOptions_; }
   std::shared_ptr<Env> globals() { return globals_; }
   void setGlobals(std::shared_ptr<Env> g) { globals_ = std::move(g); }
 
@@ -216,7 +235,8 @@ class Evaluator {
     std::set<const Env*> outer;  // the scopes outside the function being traced
     std::vector<CaptureDep> deps;
   };
-  bool capturesUnchanged(const std::vector<CaptureDep>& deps) const;
+  /// The first outer variable in `deps` rebound since, or "" when none was.
+  std::string reboundCapture(const std::vector<CaptureDep>& deps) const;
 
   struct Compiled {
     FuncPtr func;
@@ -225,16 +245,20 @@ class Evaluator {
     std::vector<CaptureDep> captured;
     /// Function-valued arguments: keyed by address, so the entry is stale once one is gone.
     std::vector<std::weak_ptr<const void>> keyedFunctions;
+    std::string signature;  // CallRecord::signature
   };
   /// The compiled signatures of one closure, which the cache does not keep alive (Note [Cache
   /// lifetime] in compile_cache.cpp).
   struct FnCache {
     std::weak_ptr<const Closure> closure;
     std::map<std::string, Compiled> entries;
+    CallSignature lastTraced;  // for Note [Retrace reasons]
+    int traces = 0;
   };
   FnCache& cacheOf(const std::shared_ptr<Closure>& closure);
   /// The entry for a signature key, if it is still valid (else it is dropped).
-  const Compiled* lookUpCompiled(FnCache& fnCache, const std::string& key);
+  /// `stale` says why, when the entry was dropped (a rebound capture).
+  const Compiled* lookUpCompiled(FnCache& fnCache, const std::string& key, std::string& stale);
   /// Traces `c` for the call's signature and stores the entry; null when the result is not a
   /// pytree (nothing to compile).
   const Compiled* traceCompiled(const Closure& c, const std::vector<Value>& bound, Span span,
@@ -256,6 +280,7 @@ class Evaluator {
   std::shared_ptr<const Program> running_;  // whose AST is evaluated now (Note [Source lifetime])
   std::vector<std::shared_ptr<const Program>> errorSources_;
   std::vector<CallRecord> records_;
+  PrintOptions printOptions_;
   int depth_ = 0;
   CaptureLog* captures_ = nullptr;  // set while tracing a function for the compile cache
 };

@@ -23,7 +23,7 @@ std::string Evaluator::format(const Value& v) {
     case ValueKind::Array: {
       AVal a = defaultize(*v.array);
       if (!a.isStatic()) return "traced " + typeString(a.type);
-      return formatArray(*a.concrete);
+      return formatArray(*a.concrete, printOptions_);
     }
     case ValueKind::Tuple: {
       std::string s = "(";
@@ -38,6 +38,30 @@ std::string Evaluator::format(const Value& v) {
     case ValueKind::DType: return dtypeName(v.dtype);
   }
   return "?";
+}
+
+namespace {
+// NumPy leaves out the dtypes an array literal gets by default; these are scn's.
+bool shownWithoutDType(DType t) { return t == DType::F32 || t == DType::I32 || t == DType::Bool; }
+}  // namespace
+
+std::string Evaluator::display(const Value& v) {
+  if (v.isArray()) {
+    AVal a = defaultize(*v.array);
+    if (!a.isStatic() || a.type.shape.empty()) return format(v);
+    std::string text = displayArray(*a.concrete, printOptions_);
+    if (shownWithoutDType(a.type.dtype)) return text;
+    return typeString(a.type) + ":" + (text.find('\n') == std::string::npos ? " " : "\n") + text;
+  }
+  if (v.isTuple()) {
+    std::string s = "(";
+    for (size_t i = 0; i < v.elems->size(); ++i) {
+      const Value& e = (*v.elems)[i];
+      s += (i ? ", " : "") + (e.kind == ValueKind::String ? "\"" + e.str + "\"" : format(e));
+    }
+    return s + (v.elems->size() == 1 ? ",)" : ")");
+  }
+  return format(v);
 }
 
 }  // namespace scn

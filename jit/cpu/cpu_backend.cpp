@@ -128,12 +128,14 @@ std::string entryName(const std::string& kernelKey) {
 }
 
 /// Lowers and optimises `f` into a fresh module (shared by compile, emitLLVM and emitAsm).
+/// An interrupt stops it with E0507 before code generation (Note [Interrupting the optimiser]).
 std::unique_ptr<llvm::Module> buildModule(const kir::Program& p, llvm::LLVMContext& ctx,
                                           const std::string& mainName, llvm::TargetMachine& tm,
-                                          int optLevel) {
+                                          int optLevel, const std::atomic<int32_t>* interrupt = nullptr) {
   std::unique_ptr<llvm::Module> m = emitModule(p, ctx, mainName, tm);
   linkScalarFunctions(*m);
-  optimiseModule(*m, tm, optLevel);
+  optimiseModule(*m, tm, optLevel, interrupt);
+  if (interrupt && interrupt->load(std::memory_order_relaxed) != 0) failInterrupted();
   return m;
 }
 
@@ -143,7 +145,7 @@ class CpuBackend : public Backend {
     unsigned hw = std::thread::hardware_concurrency();
     pool_ = std::make_shared<ThreadPool>(hw == 0 ? 1 : static_cast<int>(hw));
     if (!o.cacheDir.empty()) {
-      objects_ = std::make_shared<DiskObjectCache>(o.cacheDir, o.warn);
+      objects_ = std::make_shared<DiskObjectCache>(o.cacheDir, o.warn, o.cacheMaxBytes);
       if (!objects_->enabled()) objects_.reset();
     }
     // The JIT (target machine, libmvec, runtime symbols) is set up once, with the backend, so
@@ -176,7 +178,7 @@ class CpuBackend : public Backend {
     auto t1 = Clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::string mainName = entryName(key);
-    std::unique_ptr<llvm::Module> m = buildModule(prog, *ctx, mainName, jit_->targetMachine(), opt_);
+    std::unique_ptr<llvm::Module> m = buildModule(prog, *ctx, mainName, jit_->targetMachine(), opt_, interrupt_);
     int hitsBefore = objects_ ? objects_->hits() : 0;
     int rejectedBefore = objects_ ? objects_->rejected() : 0;
     // The JIT's compiler asks the object cache by module identifier (Note [Object cache]).

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "jit/disk_cache.hpp"
 #include "jit/backend.hpp"
 
 namespace scn {
@@ -21,11 +22,14 @@ struct CpuOptions {
   int optLevel = 2;
   /// Directory of the persistent object cache (Note [Object cache]); "" = none.
   std::string cacheDir;
+  /// The most bytes the object cache keeps (Note [Cache eviction] in jit/disk_cache.cpp).
+  uint64_t cacheMaxBytes = kDefaultCacheMaxBytes;
   /// Polled once per iteration of every compiled loop (Note [Interrupting compiled code]): a
   /// nonzero value stops the run with E0507. Owned by the caller (a session) and outliving the
   /// backend; null = never interrupted.
   const std::atomic<int32_t>* interrupt = nullptr;
-  /// Receives the backend's warnings (a refused cache directory, E0411; an error LLVM's JIT
+  /// Receives the backend's warnings (a refused cache directory, E0411, or an unusable one,
+  /// E0430; an error LLVM's JIT
   /// reported on the side, E0412), on the thread that creates the backend or compiles; may be
   /// empty. The backend never prints.
   std::function<void(const Diagnostic&)> warn;

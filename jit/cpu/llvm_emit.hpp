@@ -1,6 +1,7 @@
 // Internal to jit/cpu: kernel IR -> LLVM IR, scalar semantics in LLVM, and the JIT session.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -47,7 +48,9 @@ void initLLVM();
 /// A TargetMachine for the host CPU (its name and features, so AVX2/AVX-512 are used).
 std::unique_ptr<llvm::TargetMachine> hostTargetMachine(int optLevel);
 /// Runs the new pass manager's default pipeline at optLevel with libmvec vector math.
-void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel);
+/// `interrupt` set: the remaining optional passes are skipped (Note [Interrupting the optimiser]).
+void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel,
+                    const std::atomic<int32_t>* interrupt = nullptr);
 
 /// An LLJIT with the runtime's symbols, libm and libmvec; one per backend object. With an
 /// object cache, compiling a module first asks the cache for its object (looked up by the

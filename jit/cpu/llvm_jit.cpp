@@ -8,6 +8,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -70,7 +71,14 @@ std::unique_ptr<llvm::TargetMachine> hostTargetMachine(int optLevel) {
   return std::move(*tm);
 }
 
-void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel) {
+// Note [Interrupting the optimiser]
+// LLVM's passes cannot be stopped midway, but the pass manager asks before each optional pass
+// whether to run it. Once the session's interrupt flag is set, the answer is no: the rest of
+// the pipeline (hundreds of passes for a large module) is skipped in moments, and the caller
+// raises E0507 instead of running code generation on the half-optimised module. So Ctrl-C
+// during a long compile stops it within one pass, and the REPL goes on.
+void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel,
+                    const std::atomic<int32_t>* interrupt) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -78,7 +86,12 @@ void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel) {
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = optLevel >= 2;
   pto.SLPVectorization = optLevel >= 2;
-  llvm::PassBuilder pb(&tm, pto);
+  llvm::PassInstrumentationCallbacks pic;
+  if (interrupt)
+    pic.registerShouldRunOptionalPassCallback([interrupt](llvm::StringRef, llvm::Any) {
+      return interrupt->load(std::memory_order_relaxed) == 0;
+    });
+  llvm::PassBuilder pb(&tm, pto, std::nullopt, &pic);
   llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
   tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);

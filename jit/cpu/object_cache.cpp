@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <fcntl.h>
 #include <sys/random.h>
@@ -34,8 +35,9 @@ namespace scn::cpu {
 // llvm_jit.cpp change. The entry's name is derived from the kernel IR (cpu_backend.cpp), so the
 // same function has the same symbol in every process. A hit skips instruction selection,
 // register allocation and object emission (most of the compile time for small functions); the
-// optimiser still runs, because its output is the key. Nothing is ever evicted: the directory
-// can be deleted at any time.
+// optimiser still runs, because its output is the key. The directory stays under a size cap,
+// the least recently used entries going first (Note [Cache eviction] in jit/disk_cache.cpp),
+// and can be deleted at any time (`scn --cache-clear`).
 //
 // Note [Trusting the object cache]
 // An entry is machine code that the JIT links and runs, so the directory is as sensitive as
@@ -173,14 +175,29 @@ void warnRefused(const std::function<void(const Diagnostic&)>& warn, const std::
   warn(d);
 }
 
+void warnUnusable(const std::function<void(const Diagnostic&)>& warn, const std::string& dir,
+                  const std::string& why) {
+  if (!warn) return;
+  Diagnostic d = makeDiagnostic("E0430", Span{}, "compile cache off: cannot use \"" + dir + "\": " + why);
+  d.severity = Severity::Warning;
+  warn(d);
+}
+
 }  // namespace
 
-DiskObjectCache::DiskObjectCache(std::string dir, const std::function<void(const Diagnostic&)>& warn)
-    : dir_(std::move(dir)) {
+DiskObjectCache::DiskObjectCache(std::string dir, const std::function<void(const Diagnostic&)>& warn,
+                                 uint64_t maxBytes)
+    : dir_(std::move(dir)), maxBytes_(maxBytes) {
   if (dir_.empty()) return;
-  if (llvm::sys::fs::create_directories(dir_, /*IgnoreExisting=*/true, llvm::sys::fs::owner_all)) return;
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir_, /*IgnoreExisting=*/true, llvm::sys::fs::owner_all)) {
+    warnUnusable(warn, dir_, ec.message());
+    return;
+  }
   int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) {
+    warnUnusable(warn, dir_, std::strerror(errno));
+    return;
+  }
   std::string why = whyNotPrivate(fd, "it");
   if (why.empty()) {
     int parent = ::openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -192,7 +209,9 @@ DiskObjectCache::DiskObjectCache(std::string dir, const std::function<void(const
     ::close(fd);
     return;
   }
-  if (!loadSecret(fd, secret_)) {  // a read-only directory, say: no cache, silently
+  errno = 0;
+  if (!loadSecret(fd, secret_)) {  // a read-only directory, say
+    warnUnusable(warn, dir_, errno != 0 ? std::strerror(errno) : "its key file cannot be made");
     ::close(fd);
     return;
   }
@@ -255,6 +274,7 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::getObject(const llvm::Modul
     return nullptr;
   }
   std::unique_ptr<llvm::MemoryBuffer> obj = readVerified(fd, key);
+  if (obj) touchCacheEntry(fd);  // Note [Cache eviction]
   ::close(fd);
   if (!obj) {
     reject(file);
@@ -270,7 +290,8 @@ void DiskObjectCache::notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBu
   Tag tag = tagOf(key, obj.getBuffer());
   llvm::StringRef tagBytes(reinterpret_cast<const char*>(tag.data()), tag.size());
   // A failed write leaves no entry: the next process compiles again.
-  publish(dirFd_, key + ".o", {tagBytes, obj.getBuffer()}, /*replace=*/true);
+  if (publish(dirFd_, key + ".o", {tagBytes, obj.getBuffer()}, /*replace=*/true))
+    evicted_ += evictLeastRecentlyUsed(dirFd_, ".o", maxBytes_);
 }
 
 std::string objectKey(const llvm::Module& m, const llvm::TargetMachine& tm, int optLevel) {

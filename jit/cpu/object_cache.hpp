@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "jit/disk_cache.hpp"
+
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
@@ -24,12 +26,16 @@ namespace scn::cpu {
 /// carries a keyed hash of its key and bytes, checked before LLVM sees them (Note [Trusting
 /// the object cache]); an entry that fails the check is removed and compiled afresh. Writes
 /// are atomic (a unique temporary file, then a rename), so processes and threads may share the
-/// directory. An unusable directory only disables the cache; it is never an error.
+/// directory. The entries take at most `maxBytes`, the least recently used going first (Note
+/// [Cache eviction] in jit/disk_cache.cpp). An unusable directory only disables the cache,
+/// with a warning; it is never an error.
 class DiskObjectCache : public llvm::ObjectCache {
  public:
   /// Opens `dir`, creating it (and missing parents) private to the user. A directory that
-  /// another user could write to is refused with a warning (E0411) to `warn`.
-  DiskObjectCache(std::string dir, const std::function<void(const Diagnostic&)>& warn);
+  /// another user could write to is refused with a warning (E0411) to `warn`, one that cannot
+  /// be made or used with E0430.
+  DiskObjectCache(std::string dir, const std::function<void(const Diagnostic&)>& warn,
+                  uint64_t maxBytes = kDefaultCacheMaxBytes);
   ~DiskObjectCache() override;
   DiskObjectCache(const DiskObjectCache&) = delete;
   DiskObjectCache& operator=(const DiskObjectCache&) = delete;
@@ -44,6 +50,8 @@ class DiskObjectCache : public llvm::ObjectCache {
   int hits() const { return hits_.load(); }
   /// Entries refused so far (damaged, forged, for another key, not a regular file) and removed.
   int rejected() const { return rejected_.load(); }
+  /// Entries this cache evicted so far to stay under its cap.
+  int evicted() const { return evicted_.load(); }
 
   using Tag = std::array<uint8_t, 32>;
 
@@ -55,7 +63,8 @@ class DiskObjectCache : public llvm::ObjectCache {
   std::string dir_;
   int dirFd_ = -1;  // the checked directory itself: later renames of its path cannot redirect us
   Tag secret_{};    // the per-user key of the tags (the file `key` in the directory)
-  std::atomic<int> hits_{0}, rejected_{0};
+  uint64_t maxBytes_;
+  std::atomic<int> hits_{0}, rejected_{0}, evicted_{0};
 };
 
 /// The cache key of an optimised module: a hex SHA-256 of the cache format, scn's and LLVM's

@@ -43,7 +43,8 @@ class CudaContext {
  public:
   CudaContext(const Driver& d, DeviceInfo dev, const CudaOptions& opts)
       : d(d), dev(std::move(dev)), pool(d),
-        cache(opts.cacheDir == "-" ? "" : opts.cacheDir.empty() ? PtxCache::defaultDir() : opts.cacheDir) {
+        cache(opts.cacheDir == "-" ? "" : opts.cacheDir.empty() ? PtxCache::defaultDir() : opts.cacheDir,
+              opts.cacheMaxBytes) {
     arch = opts.arch.empty() ? archForDevice(this->dev.ccMajor, this->dev.ccMinor) : opts.arch;
     const char* tf = std::getenv("SCN_CUDA_TF32");
     tf32 = opts.tf32 || (tf && std::string(tf) == "1");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "jit/disk_cache.hpp"
 #include "jit/backend.hpp"
 
 namespace scn::cuda {
@@ -19,6 +20,8 @@ struct CudaOptions {
   bool tf32 = false;
   /// Directory of the PTX cache; "" = PtxCache::defaultDir(). "-" disables the cache.
   std::string cacheDir;
+  /// The most bytes the PTX cache keeps (Note [Cache eviction] in jit/disk_cache.cpp).
+  uint64_t cacheMaxBytes = kDefaultCacheMaxBytes;
   /// Polled by loops issued from the host (StepOptions::interrupt); owned by the caller.
   const std::atomic<int32_t>* interrupt = nullptr;
 };

@@ -1,6 +1,7 @@
 // NVRTC compilation of generated CUDA C++ to PTX, and the on-disk PTX cache keyed by a hash.
 #include "jit/cuda/nvrtc.hpp"
 
+#include <fcntl.h>
 #include <nvrtc.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ std::vector<std::string> nvrtcOptions(const std::string& arch, PtxOpt opt) {
 
 }  // namespace
 
-PtxCache::PtxCache(std::string dir) : dir_(std::move(dir)) {
+PtxCache::PtxCache(std::string dir, uint64_t maxBytes) : dir_(std::move(dir)), maxBytes_(maxBytes) {
   if (dir_.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
@@ -77,9 +78,13 @@ std::string PtxCache::path(const std::string& key) const { return dir_ + "/" + h
 std::optional<std::string> PtxCache::get(const std::string& key) {
   if (dir_.empty()) return std::nullopt;
   std::ifstream in(path(key), std::ios::binary);
-  if (!in) {
+  if (!in) {  // also an entry another process evicted just now
     ++misses_;
     return std::nullopt;
+  }
+  if (int fd = ::open(path(key).c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    touchCacheEntry(fd);  // Note [Cache eviction]
+    ::close(fd);
   }
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -104,7 +109,14 @@ void PtxCache::put(const std::string& key, const std::string& ptx) {
   }
   std::error_code ec;
   std::filesystem::rename(tmp, final, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return;
+  }
+  if (int dirFd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dirFd >= 0) {
+    evictLeastRecentlyUsed(dirFd, ".ptx", maxBytes_);
+    ::close(dirFd);
+  }
 }
 
 std::string virtualArch(const std::string& arch) {

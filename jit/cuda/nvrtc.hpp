@@ -1,6 +1,7 @@
 // CUDA C++ -> PTX with NVRTC, and the persistent on-disk PTX cache.
 #pragma once
 
+#include "jit/disk_cache.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,12 +18,13 @@ inline constexpr const char* kDefaultArch = "sm_90";
 enum class PtxOpt : uint8_t { Full, Fast };
 
 /// A directory of PTX files named by a hash of (NVRTC version, options, architecture, source).
-/// Writes are atomic (temporary file + rename), so processes may share it. An unusable
-/// directory only disables caching; it is never an error.
+/// Writes are atomic (temporary file + rename), so processes may share it; the files take at
+/// most `maxBytes`, the least recently used going first (Note [Cache eviction] in
+/// jit/disk_cache.cpp). An unusable directory only disables caching; it is never an error.
 class PtxCache {
  public:
   /// dir: where the files go; "" disables the cache.
-  explicit PtxCache(std::string dir);
+  explicit PtxCache(std::string dir, uint64_t maxBytes = kDefaultCacheMaxBytes);
   /// $SCN_CACHE_DIR, else $XDG_CACHE_HOME/scn, else ~/.cache/scn; "" when SCN_NO_CACHE is set
   /// or no home is known.
   static std::string defaultDir();
@@ -36,6 +38,7 @@ class PtxCache {
  private:
   std::string path(const std::string& key) const;
   std::string dir_;
+  uint64_t maxBytes_;
   int hits_ = 0, misses_ = 0;
 };
 

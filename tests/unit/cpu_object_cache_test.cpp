@@ -1,6 +1,7 @@
 // The CPU backend's persistent object cache against entries it must not trust (Note [Trusting
 // the object cache]): damaged, truncated, swapped and forged objects, a FIFO or a symlink in
-// place of an entry, and cache directories other users could write to.
+// place of an entry, and cache directories other users could write to; its size cap (Note
+// [Cache eviction]) and a directory it cannot use.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -58,10 +59,11 @@ struct Outcome {
   std::string error;  // a diagnostic the compile or run threw
 };
 
-Outcome compileAndRun(const fs::path& dir, const FuncPtr& f) {
+Outcome compileAndRun(const fs::path& dir, const FuncPtr& f, uint64_t maxBytes = kDefaultCacheMaxBytes) {
   Outcome o;
   CpuOptions opts;
   opts.cacheDir = dir.string();
+  opts.cacheMaxBytes = maxBytes;
   opts.warn = [&](const Diagnostic& d) { o.warnings.push_back(d); };
   try {
     std::unique_ptr<Backend> be = makeCpuBackend(opts);
@@ -270,6 +272,55 @@ TEST(ObjectCache, RefusesADirectoryOfAnotherUser) {
                             "\": it belongs to another user (uid 12345)");
   EXPECT_EQ(o.result, kDoubled);
   EXPECT_TRUE(entries(dir.path / "cpu").empty());
+}
+
+// The cap: a new entry evicts the least recently used ones until the rest fit; an evicted
+// entry is a plain miss (not a rejection) and is written again.
+TEST(ObjectCache, StaysUnderItsSizeCap) {
+  TempDir dir("cap");
+  fs::path cpu = dir.path / "cpu";
+  ASSERT_EQ(compileAndRun(cpu, doubled()).error, "");
+  ASSERT_EQ(entries(cpu).size(), 1u);
+  uint64_t cap = fs::file_size(entries(cpu)[0]) * 3 / 2;  // room for one entry, not two
+  fs::path doubledEntry = entries(cpu)[0];
+  Outcome second = compileAndRun(cpu, shifted(), cap);
+  ASSERT_EQ(second.error, "");
+  ASSERT_EQ(entries(cpu).size(), 1u);
+  EXPECT_NE(entries(cpu)[0], doubledEntry);  // the older entry went
+  Outcome again = compileAndRun(cpu, doubled(), cap);
+  EXPECT_EQ(again.result, kDoubled);
+  EXPECT_FALSE(again.stats.cacheHit);
+  EXPECT_FALSE(again.stats.cacheRejected);
+  EXPECT_EQ(entries(cpu), std::vector<fs::path>{doubledEntry});
+  // A hit makes an entry the most recently used: it survives the next eviction.
+  ASSERT_EQ(compileAndRun(cpu, shifted()).error, "");  // no cap: both again
+  ASSERT_EQ(entries(cpu).size(), 2u);
+  struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+  for (const fs::path& e : entries(cpu)) utimensat(AT_FDCWD, e.c_str(), old, 0);
+  EXPECT_TRUE(compileAndRun(cpu, doubled()).stats.cacheHit);  // touches doubled's entry
+  Builder b("halved");
+  int x = b.param(ty(DType::F32, {4}));
+  FuncPtr halved = b.ret({b.emit1(Op::Div, {x, b.constant(DType::F32, 2, {4})})});
+  ASSERT_EQ(compileAndRun(cpu, halved, cap * 5 / 3).error, "");  // room for two of three
+  std::vector<fs::path> left = entries(cpu);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_TRUE(left[0] == doubledEntry || left[1] == doubledEntry);  // shifted's went
+}
+
+// A directory that cannot be made is a warning (E0430), and the program runs without a cache.
+TEST(ObjectCache, AnUnusableDirectoryIsAWarning) {
+  TempDir dir("unusable");
+  fs::create_directories(dir.path);
+  std::ofstream(dir.path / "file") << "not a directory";
+  fs::path cpu = dir.path / "file" / "cpu";
+  Outcome o = compileAndRun(cpu, doubled());
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.result, kDoubled);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0].code, "E0430");
+  EXPECT_EQ(o.warnings[0].severity, Severity::Warning);
+  EXPECT_EQ(o.warnings[0].message,
+            "compile cache off: cannot use \"" + cpu.string() + "\": Not a directory");
 }
 
 }  // namespace

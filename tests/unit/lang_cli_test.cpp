@@ -136,10 +136,10 @@ TEST(CliCache, AForgedEntryIsRejectedAndShownInStats) {
   Shell planted = shell(run);
   EXPECT_EQ(planted.out, "[0.0, 2.0, 4.0]\n");
   EXPECT_NE(planted.err.find("stats: f traced backend=cpu"), std::string::npos) << planted.err;
-  EXPECT_NE(planted.err.find(" cache=rejected\n"), std::string::npos) << planted.err;
+  EXPECT_NE(planted.err.find(" cache=rejected sig=f(f32[3])\n"), std::string::npos) << planted.err;
   Shell again = shell(run);
   EXPECT_EQ(again.out, "[0.0, 2.0, 4.0]\n");
-  EXPECT_NE(again.err.find(" cache=hit\n"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find(" cache=hit sig=f(f32[3])\n"), std::string::npos) << again.err;
 }
 
 TEST(CliCache, ADirectoryOthersCanWriteIsRefusedWithAWarning) {
@@ -156,9 +156,9 @@ TEST(CliCache, ADirectoryOthersCanWriteIsRefusedWithAWarning) {
                 "\": its parent is writable by other users (mode 0777)\n"
                 "help: others could put code there that scn would run as you; make the directory and its "
                 "parent yours and private (chmod 700), or use another cache directory\n");
-  EXPECT_NE(r.err.find(" cache=miss\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" cache=miss sig=f(f32[3])\n"), std::string::npos) << r.err;
   Shell again = shell(run);
-  EXPECT_NE(again.err.find(" cache=miss\n"), std::string::npos) << again.err;  // nothing was kept
+  EXPECT_NE(again.err.find(" cache=miss sig=f(f32[3])\n"), std::string::npos) << again.err;  // nothing was kept
 }
 
 // ---- the stages of a compiled call: --emit=kernels and the pipeline's `lower` stage ----
