@@ -65,6 +65,8 @@ bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 
 int64_t positiveMod(int64_t i, int64_t n) { return ((i % n) + n) % n; }
 
+std::string plural(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
 /// A static integer tree (an int, a tuple or an array) as its shape and its elements in order;
 /// nullopt when it is ragged or not made of static integers.
 std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value& v) {
@@ -208,7 +210,7 @@ Value roll(Evaluator& ev, CallArgs& c) {
   std::vector<int64_t> axes = a.axes(2).value_or(std::vector<int64_t>{0});
   if (!given(a, 2)) x = ev.ops().reshape(x, {numElements(shape)}, c.span);
   if (shifts.size() != axes.size() && shifts.size() != 1 && axes.size() != 1)
-    fail("E0271", c.span, "roll got " + std::to_string(shifts.size()) + " shifts and " + std::to_string(axes.size()) + " axes",
+    fail("E0271", c.span, "roll got " + plural(shifts.size(), "shift", "shifts") + " and " + plural(axes.size(), "axis", "axes"),
          "give one shift per axis, or one shift or one axis for all");
   size_t count = std::max(shifts.size(), axes.size());
   for (size_t k = 0; k < count; ++k) {
@@ -435,7 +437,7 @@ Value moveaxis(Evaluator& ev, CallArgs& c) {
   size_t rank = x.type.shape.size();
   std::vector<int64_t> src = *a.axes(1), dst = *a.axes(2);
   if (src.size() != dst.size())
-    fail("E0271", c.span, "moveaxis got " + std::to_string(src.size()) + " source axes and " + std::to_string(dst.size()) + " destinations",
+    fail("E0271", c.span, "moveaxis got " + plural(src.size(), "source axis", "source axes") + " and " + plural(dst.size(), "destination", "destinations"),
          "give one destination for every source axis");
   for (int64_t& s : src) s = ArrayOps::normAxis(s, rank, a.span(1), "moveaxis");
   for (int64_t& d : dst) d = ArrayOps::normAxis(d, rank, a.span(2), "moveaxis");
@@ -504,7 +506,7 @@ BuiltinDefs buildingBuiltins() {
               {"atleast_3d(*arrays)", "each array with at least three dimensions (a tuple for several)", atLeastBuiltin<3>},
               {"meshgrid(*arrays, indexing=\"xy\")", "the coordinate arrays of the grid of the 1-d arrays (\"xy\": Cartesian, \"ij\": matrix)", meshgrid},
               {"split(x, indices_or_sections, axis=0)",
-               "x cut along axis into a tuple of equal sections or at the indices given; a random key (u32[2]): split(key, num=2) gives num new keys", split},
+               "x cut along axis into a tuple of equal sections or at the indices given, or for a random key (u32[2]) split(key, num=2): num new keys", split},
               {"array_split(x, indices_or_sections, axis=0)", "x cut along axis into a tuple of sections (the first ones one longer when uneven) or at the indices given", splitArray<false>},
               {"ravel(x)", "the elements of x as a vector", ravel},
               {"swapaxes(x, axis1, axis2)", "x with the two axes swapped", swapaxes},

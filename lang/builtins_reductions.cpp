@@ -68,11 +68,11 @@ struct Reduction {
 
   ArrayOps& ops() { return ev.ops(); }
   /// op over the axes, the result reshaped for keepdims.
-  AVal reduce(Op op, const AVal& v) { return shaped(ops().reduce(op, v, axes, span, name)); }
+  AVal reduce(Op op, const AVal& v) {
+    return ops().reshape(ops().reduce(op, v, axes, span, name), reducedShape(v.type.shape, axes, keepdims), span);
+  }
   /// A result of the reduced shape (without the kept axes) given its keepdims shape.
   AVal shaped(const AVal& r) { return ops().reshape(r, reducedShape(x.type.shape, axes, keepdims), span); }
-  /// x's reduction kept as 1s, to broadcast against x (a mean to subtract).
-  AVal kept(const AVal& r) { return ops().reshape(r, reducedShape(x.type.shape, axes, true), span); }
   AVal binary(Op op, const AVal& p, const AVal& q) { return ops().binary(op, p, q, span, name); }
   AVal unary(Op op, const AVal& p) { return ops().unary(op, p, span); }
   AVal select(const AVal& c, const AVal& p, const AVal& q) { return ops().select(c, p, q, span, name); }
@@ -81,7 +81,7 @@ struct Reduction {
 /// Binds x (argument 0), axis (argument `axisArg`) and keepdims (argument `keepArg`).
 Reduction bindReduction(Evaluator& ev, CallArgs& c, const Args& a, const char* name, size_t axisArg, size_t keepArg) {
   AVal x = a.array(0);
-  return Reduction{ev, c.span, name, x, reducedAxes(x, a.axes(axisArg), a.span(axisArg), name), a.boolean(keepArg, false)};
+  return Reduction{ev, c.span, name, x, reducedAxes(x, a.axes(axisArg), c.span, name), a.boolean(keepArg, false)};
 }
 
 bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
@@ -162,7 +162,6 @@ Value argReduce(Evaluator& ev, CallArgs& c) {
   } else {
     x = ev.ops().reshape(x, {numElements(in)}, c.span);
   }
-  if (x.type.shape[axis] == 0) fail("E0225", c.span, std::string(name) + " of an empty array has no index");
   Attrs at;
   at.axes = {axis};
   AVal out = ev.tracer().apply1(op, {x}, at, c.span);
@@ -306,13 +305,13 @@ Value softmax(Evaluator& ev, CallArgs& c) {
 
 // ---- norm ----
 
-/// norm's `ord=`: absent (None), a number (inf, -inf, 0, 1, 2, any p) or a name ('fro', 'nuc').
+/// norm's `ord=`: absent (None), a number (inf, -inf, 0, 1, 2, any p) or a name ("fro", "nuc").
 struct NormOrder {
   bool none = true;
   double p = 2;
   std::string name;
   std::string text() const {
-    if (!name.empty()) return "'" + name + "'";
+    if (!name.empty()) return "\"" + name + "\"";
     if (std::isinf(p)) return p > 0 ? "inf" : "-inf";
     std::string t = std::to_string(p);
     while (t.back() == '0') t.pop_back();
@@ -337,7 +336,7 @@ AVal vectorNorm(Reduction& r, const NormOrder& ord, Span ordSpan) {
   const AVal& x = r.x;
   if (!ord.name.empty())
     fail("E0266", ordSpan, "norm got ord=" + ord.text() + " for a vector norm (one axis)",
-         "a vector norm takes a number: ord=1, 2, inf, -inf, 0 or any p; 'fro' and 'nuc' are matrix norms");
+         "a vector norm takes a number: ord=1, 2, inf, -inf, 0 or any p; \"fro\" and \"nuc\" are matrix norms");
   double p = ord.p;
   if (p == 2) return r.unary(Op::Sqrt, sumOfSquares(r, x));
   AVal magnitude = r.unary(Op::Abs, x);
@@ -356,10 +355,10 @@ AVal matrixNorm(Reduction& r, const NormOrder& ord, int64_t rows, int64_t cols, 
   bool byRows = ord.name.empty() && std::isinf(ord.p);
   if (ord.name == "nuc" || (ord.name.empty() && (ord.p == 2 || ord.p == -2)))
     fail("E0267", ordSpan, "norm with ord=" + ord.text() + " of a matrix needs its singular values, which scn cannot compute yet",
-         "use ord='fro', 1, -1, inf or -inf; or a vector norm over one axis");
+         "use ord=\"fro\", 1, -1, inf or -inf; or a vector norm over one axis");
   if (!byColumns && !byRows)
     fail("E0266", ordSpan, "norm got ord=" + ord.text() + " for a matrix norm (two axes)",
-         "a matrix norm takes ord=None, 'fro', 1, -1, inf or -inf");
+         "a matrix norm takes ord=None, \"fro\", 1, -1, inf or -inf");
   // ord=1: the largest column sum of |x| (sum over the rows); ord=inf: the largest row sum.
   Reduction inner = r;
   inner.keepdims = true;
@@ -410,7 +409,7 @@ BuiltinDefs reductionBuiltins() {
       },
       {
           {"mean(x, axis=None, dtype=None, keepdims=false, where=None)",
-           "the mean of the elements of x over axis (every axis when None), of those where `where` is true; integers give f32", mean},
+           "the mean of the elements of x over axis (every axis when None), of those where `where` is true (integers give f32)", mean},
           {"var(x, axis=None, dtype=None, ddof=0, keepdims=false)",
            "the variance of x over axis (every axis when None), dividing by N - ddof", varOrStd<false>},
           {"std(x, axis=None, dtype=None, ddof=0, keepdims=false)",
@@ -423,7 +422,7 @@ BuiltinDefs reductionBuiltins() {
           {"count_nonzero(x, axis=None, keepdims=false)", "the number of nonzero elements of x over axis (i32)", countNonzero},
           {"logsumexp(x, axis=None, keepdims=false)", "log(sum(exp(x))) over axis (every axis when None), computed without overflow", logsumexp},
           {"norm(x, ord=None, axis=None, keepdims=false)",
-           "the vector (one axis) or matrix (two axes) norm of x of order ord (1, 2, inf, -inf, 0, p; 'fro'); of every element when both are None", norm},
+           "the vector (one axis) or matrix (two axes) norm of x of order ord (1, 2, inf, -inf, 0, p, \"fro\"), of every element when both are None", norm},
           {"softmax(x, axis=-1)", "exp(x) / sum(exp(x)) over axis (an int, a tuple, or None for every axis)", softmax},
       }};
 }

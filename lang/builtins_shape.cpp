@@ -231,7 +231,7 @@ BuiltinDefs shapeBuiltins() {
       },
       {
           {"stack(arrays, axis=0)", "the arrays of a tuple or a list (of one shape) stacked along a new axis", stack},
-          {"concatenate(arrays, axis=0)", "the arrays of a tuple or a list joined along axis (flattened first when axis is None); the same as concat", concat<true>},
+          {"concatenate(arrays, axis=0)", "the arrays of a tuple or a list joined along axis (flattened first when axis is None), the same as concat", concat<true>},
           {"len(x)", "the length of the first axis of x, or the number of elements of a tuple", len},
       }};
 }
