@@ -64,7 +64,8 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
     for (const Value& e : *v.elems) xs.push_back(toArray(e, span, fn));
     return xs;
   }
-  if (!v.isArray() || v.array->type.shape.empty())
+  // The rows of an array of rank 1 would be scalars, which no joining builtin takes.
+  if (!v.isArray() || v.array->type.shape.size() < 2)
     fail("E0207", span, std::string(fn) + " takes a tuple or a list of arrays, e.g. " + fn + "((a, b))");
   const AVal& rows = *v.array;
   for (int64_t i = 0; i < rows.type.shape[0]; ++i) {
