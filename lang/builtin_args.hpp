@@ -77,6 +77,15 @@ BuiltinDefs assocScanBuiltins();  // builtins_assoc_scan.cpp
 BuiltinDefs randomBuiltins();     // builtins_random.cpp
 BuiltinDefs ioBuiltins();         // builtins_io.cpp
 BuiltinDefs printingBuiltins();   // builtins_printing.cpp
+BuiltinDefs reductionBuiltins();  // builtins_reductions.cpp
+BuiltinDefs buildingBuiltins();   // builtins_building.cpp
+BuiltinDefs matrixBuiltins();     // builtins_matrix.cpp
+
+/// The arrays of a tuple, or the rows of an array (a list literal `[a, b]` is one), for the
+/// builtins that join arrays (concat, stack, hstack, ...): E0207 for anything else.
+std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const char* fn);  // builtins_shape.cpp
+/// random.split(key, num=2) (builtins_random.cpp); `split` dispatches to it (Note [Two splits]).
+Value splitKey(Evaluator& ev, CallArgs& c);
 
 // ---- pytree arguments (the control-flow builtins) ----
 

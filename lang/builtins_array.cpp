@@ -1,4 +1,4 @@
-// Builtins of array math: elementwise helpers, reductions, scans, products.
+// Builtins of array math: elementwise helpers, scans, products (reductions: builtins_reductions.cpp).
 #include "lang/builtin_args.hpp"
 
 namespace scn {
@@ -26,56 +26,7 @@ Value astype(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().cast(a.array(0), *a.dtype(1), c.span));
 }
 
-// ---- reductions ----
-
-template <Op op>
-Value reduction(Evaluator& ev, CallArgs& c) {
-  const char* name = op == Op::ReduceSum ? "sum" : op == Op::ReduceProd ? "prod" : op == Op::ReduceMax ? "max"
-                     : op == Op::ReduceMin ? "min" : op == Op::ReduceAnd ? "all" : "any";
-  Args a(ev, c, name, {"x", "axis="});
-  AVal x = a.array(0);
-  auto axes = a.axes(1);
-  // Only reducing over an empty axis needs an identity: max over axis 0 of a (3, 0) array is
-  // the empty (0,) array, as in JAX.
-  if (op == Op::ReduceMax || op == Op::ReduceMin) {
-    const Shape& s = x.type.shape;
-    bool overEmpty = !axes && numElements(s) == 0;
-    for (int64_t ax : axes.value_or(std::vector<int64_t>{}))
-      overEmpty = overEmpty || s[ArrayOps::normAxis(ax, s.size(), c.span, name)] == 0;
-    if (overEmpty) fail("E0225", c.span, std::string(name) + " of an empty array has no identity");
-  }
-  return arr(ev.ops().reduce(op, x, axes, c.span, name));
-}
-
-Value mean(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "mean", {"x", "axis="});
-  AVal x = a.array(0);
-  if (!isFloat(x.type.dtype)) x = ev.ops().convert(x, DType::F32, c.span);
-  auto axes = a.axes(1);
-  int64_t count = 1;
-  if (axes) {
-    for (int64_t ax : *axes) count *= x.type.shape[ArrayOps::normAxis(ax, x.type.shape.size(), c.span, "mean")];
-  } else {
-    count = numElements(x.type.shape);
-  }
-  AVal s = ev.ops().reduce(Op::ReduceSum, x, axes, c.span, "mean");
-  return arr(ev.ops().trueDivide(s, weakFloat(static_cast<double>(count)), c.span));
-}
-
-template <Op op>
-Value argReduce(Evaluator& ev, CallArgs& c) {
-  const char* name = op == Op::ArgMax ? "argmax" : "argmin";
-  Args a(ev, c, name, {"x", "axis="});
-  AVal x = a.array(0);
-  auto axes = a.axes(1);
-  if (!axes) {
-    x = ev.ops().reshape(x, {numElements(x.type.shape)}, c.span);
-    axes = std::vector<int64_t>{0};
-  }
-  Attrs at;
-  at.axes = {ArrayOps::normAxis((*axes)[0], x.type.shape.size(), c.span, name)};
-  return arr(ev.tracer().apply1(op, {x}, at, c.span));
-}
+// ---- scans and products ----
 
 template <Op op>
 Value cumulative(Evaluator& ev, CallArgs& c) {
@@ -114,14 +65,6 @@ BuiltinDefs mathBuiltins() {
           {"select", select},
           {"where", where},
           {"astype", astype},
-          {"sum", reduction<Op::ReduceSum>},
-          {"prod", reduction<Op::ReduceProd>},
-          {"max", reduction<Op::ReduceMax>},
-          {"min", reduction<Op::ReduceMin>},
-          {"all", reduction<Op::ReduceAnd>},
-          {"any", reduction<Op::ReduceOr>},
-          {"argmax", argReduce<Op::ArgMax>},
-          {"argmin", argReduce<Op::ArgMin>},
           {"cumsum", cumulative<Op::CumSum>},
           {"cumprod", cumulative<Op::CumProd>},
           {"cummax", cumulative<Op::CumMax>},
@@ -131,7 +74,6 @@ BuiltinDefs mathBuiltins() {
       },
       {
           {"clip(x, lo, hi)", "x limited to the range [lo, hi], elementwise", clip},
-          {"mean(x, axis=None)", "the mean of the elements of x over axis (every axis when None)", mean},
       }};
 }
 

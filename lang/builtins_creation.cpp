@@ -125,13 +125,24 @@ Value linspace(Evaluator& ev, CallArgs& c) {
   return arr(r);
 }
 
+// eye(n, m=None, k=0, dtype=f32): ones where the column is the row plus k.
 Value eye(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "eye", {"n", "m=", "dtype="});
+  Args a(ev, c, "eye", {"n", "m=", "k=", "dtype="});
   int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
   int64_t m = a.integer(1, n, StaticUse::Shape);
-  DType t = a.dtype(2).value_or(DType::F32);
-  AVal r = ev.ops().binary(Op::Eq, ev.ops().iota(DType::I64, {n, m}, 0, c.span), ev.ops().iota(DType::I64, {n, m}, 1, c.span), c.span, "eye");
+  int64_t k = a.integer(2, 0, StaticUse::Other);
+  DType t = a.dtype(3).value_or(DType::F32);
+  AVal column = ev.ops().iota(DType::I64, {n, m}, 1, c.span), row = ev.ops().iota(DType::I64, {n, m}, 0, c.span);
+  AVal r = ev.ops().binary(Op::Eq, ev.ops().binary(Op::Sub, column, row, c.span, "eye"), strongScalar(DType::I64, static_cast<double>(k)), c.span, "eye");
   return arr(ev.ops().convert(r, t, c.span));
+}
+
+// identity(n, dtype=f32)
+Value identity(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "identity", {"n", "dtype="});
+  int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
+  AVal r = ev.ops().binary(Op::Eq, ev.ops().iota(DType::I64, {n, n}, 0, c.span), ev.ops().iota(DType::I64, {n, n}, 1, c.span), c.span, "identity");
+  return arr(ev.ops().convert(r, a.dtype(1).value_or(DType::F32), c.span));
 }
 
 // array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
@@ -174,7 +185,8 @@ BuiltinDefs creationBuiltins() {
               {"ones_like(x, dtype=)", "ones of the shape (and dtype) of x", onesLike},
               {"arange(start, stop=, step=1, dtype=)", "the numbers from start (or 0) below stop by step, as NumPy's arange", arange},
               {"linspace(start, stop, num=50, endpoint=true, dtype=f32)", "num evenly spaced numbers from start to stop", linspace},
-              {"eye(n, m=n, dtype=f32)", "the n x m identity matrix", eye},
+              {"eye(n, m=None, k=0, dtype=f32)", "the n x m (m = n when None) matrix with ones on the k-th diagonal, zeros elsewhere", eye},
+              {"identity(n, dtype=f32)", "the n x n identity matrix", identity},
               {"array(x, dtype=None)", "an array from a number or a nested tuple of numbers and arrays", array},
           }};
 }

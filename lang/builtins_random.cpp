@@ -65,13 +65,17 @@ Value key(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().concat({ev.ops().reshape(hi, {1}, c.span), ev.ops().reshape(lo, {1}, c.span)}, 0, c.span));
 }
 
-// split(key, num=2): u32[num, 2] new keys.
-Value split(Evaluator& ev, CallArgs& c) {
+}  // namespace
+
+// split(key, num=2): u32[num, 2] new keys (Note [Two splits] in builtins_building.cpp).
+Value splitKey(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "split", {"key", "num="});
   int64_t num = a.integer(1, 2, StaticUse::Shape);
   Bits b = randomBits(ev.ops(), a.array(0), {num, 1}, c.span);
   return arr(ev.ops().concat({b.x0, b.x1}, 1, c.span));
 }
+
+namespace {
 
 /// Uniform floats in [0, 1): 24 (f32) or 53 (f64) random bits scaled exactly.
 AVal unitFloats(ArrayOps& ops, const Bits& b, DType t, Span span) {
@@ -126,7 +130,6 @@ BuiltinDefs randomBuiltins() {
   return {{},
           {
               {"key(seed)", "a random key from an integer seed", key},
-              {"split(key, num=2)", "num new keys from a key", split},
               {"uniform(key, shape, dtype=f32, minval=0, maxval=1)", "uniform random numbers in [minval, maxval)", uniform},
               {"normal(key, shape, dtype=f32)", "standard normal random numbers", normal},
           }};

@@ -56,21 +56,46 @@ Value transpose(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().transpose(x, perm, c.span));
 }
 
-std::vector<AVal> arrayList(const Value& v, Span span, const char* fn) {
-  if (!v.isTuple()) fail("E0207", span, std::string(fn) + " takes a tuple of arrays, e.g. " + fn + "((a, b))");
+}  // namespace
+
+std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const char* fn) {
   std::vector<AVal> xs;
-  for (const Value& e : *v.elems) xs.push_back(toArray(e, span, fn));
+  if (v.isTuple()) {
+    for (const Value& e : *v.elems) xs.push_back(toArray(e, span, fn));
+    return xs;
+  }
+  // The rows of an array of rank 1 would be scalars, which no joining builtin takes.
+  if (!v.isArray() || v.array->type.shape.size() < 2)
+    fail("E0207", span, std::string(fn) + " takes a tuple or a list of arrays, e.g. " + fn + "((a, b))");
+  const AVal& rows = *v.array;
+  for (int64_t i = 0; i < rows.type.shape[0]; ++i) {
+    std::vector<int64_t> starts(rows.type.shape.size(), 0), limits = rows.type.shape, strides(starts.size(), 1);
+    starts[0] = i;
+    limits[0] = i + 1;
+    Shape rest(rows.type.shape.begin() + 1, rows.type.shape.end());
+    xs.push_back(ev.ops().reshape(ev.ops().slice(rows, starts, limits, strides, span), rest, span));
+  }
   return xs;
 }
 
+namespace {
+
+/// concat / concatenate (arrays, axis=0): axis None joins the flattened arrays.
+template <bool longName>
 Value concat(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "concat", {"arrays", "axis="});
-  return arr(ev.ops().concat(arrayList(a.get(0), a.span(0), "concat"), a.integer(1, 0, StaticUse::Axis), c.span));
+  const char* name = longName ? "concatenate" : "concat";
+  Args a(ev, c, name, {"arrays", "axis="});
+  std::vector<AVal> xs = arraySequence(ev, a.get(0), a.span(0), name);
+  if (a.has(1) && a.get(1).isNone()) {
+    for (AVal& x : xs) x = ev.ops().reshape(x, {numElements(x.type.shape)}, c.span);
+    return arr(ev.ops().concat(xs, 0, c.span));
+  }
+  return arr(ev.ops().concat(xs, a.integer(1, 0, StaticUse::Axis), c.span));
 }
 
 Value stack(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "stack", {"arrays", "axis="});
-  std::vector<AVal> xs = arrayList(a.get(0), a.span(0), "stack");
+  std::vector<AVal> xs = arraySequence(ev, a.get(0), a.span(0), "stack");
   if (xs.empty()) fail("E0207", c.span, "stack needs at least one array");
   int64_t axis = ArrayOps::normAxis(a.integer(1, 0, StaticUse::Axis), xs[0].type.shape.size() + 1, a.span(1), "stack");
   for (const AVal& x : xs)
@@ -85,9 +110,20 @@ Value broadcastTo(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().broadcastTo(a.array(0), a.shape(1), c.span));
 }
 
+// expand_dims(x, axis): axis an int or a tuple, counted in the result (as JAX).
 Value expandDims(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "expand_dims", {"x", "axis"});
-  return arr(ev.ops().expandDims(a.array(0), a.integer(1, std::nullopt, StaticUse::Axis), c.span));
+  AVal x = a.array(0);
+  std::vector<int64_t> axes = a.axes(1).value_or(std::vector<int64_t>{});
+  if (!a.get(1).isTuple() && !(a.get(1).isArray() && a.get(1).array->type.shape.size() == 1))
+    axes = {a.integer(1, std::nullopt, StaticUse::Axis)};
+  size_t rank = x.type.shape.size() + axes.size();
+  for (int64_t& ax : axes) ax = ArrayOps::normAxis(ax, rank, a.span(1), "expand_dims");
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) fail("E0204", a.span(1), "expand_dims got a repeated axis");
+  Shape s = x.type.shape;
+  for (int64_t ax : axes) s.insert(s.begin() + ax, 1);
+  return arr(ev.ops().reshape(x, s, c.span));
 }
 
 Value squeeze(Evaluator& ev, CallArgs& c) {
@@ -188,14 +224,15 @@ BuiltinDefs shapeBuiltins() {
           {"expand_dims", expandDims},
           {"squeeze", squeeze},
           {"transpose", transpose},
-          {"concat", concat},
+          {"concat", concat<false>},
           {"broadcast_to", broadcastTo},
           {"flip", flip},
           {"dynamic_slice", dynamicSlice},
           {"dynamic_update_slice", dynamicUpdateSlice},
       },
       {
-          {"stack(arrays, axis=0)", "the tuple of arrays (of one shape) stacked along a new axis", stack},
+          {"stack(arrays, axis=0)", "the arrays of a tuple or a list (of one shape) stacked along a new axis", stack},
+          {"concatenate(arrays, axis=0)", "the arrays of a tuple or a list joined along axis (flattened first when axis is None), the same as concat", concat<true>},
           {"len(x)", "the length of the first axis of x, or the number of elements of a tuple", len},
       }};
 }
