@@ -354,11 +354,11 @@ TEST(SyntaxErrors, HelpfulHints) {
             " 1 | if x = 1 { }\n"
             "   |      ^\n"
             "help: to compare two values, write `==`\n");
-  EXPECT_EQ(errors("for i in range(3) { }"),
-            "t.scn:1:19: error[E0010]: expected `..` after the start of the range, found `{`\n"
-            " 1 | for i in range(3) { }\n"
-            "   |                   ^\n"
-            "help: a loop is written `for i in 0..n { ... }`\n");
+  EXPECT_EQ(errors("for i in 0..3 print(i)"),
+            "t.scn:1:15: error[E0010]: expected `{` to start the loop body, found `print`\n"
+            " 1 | for i in 0..3 print(i)\n"
+            "   |               ^~~~~\n"
+            "help: a loop is written `for i in 0..n { ... }` or `for x in t { ... }`\n");
   EXPECT_EQ(errors("fn f(x) { return x }"),
             "t.scn:1:18: error[E0019]: expected `;` or a line break after the statement, found "
             "`x`\n"

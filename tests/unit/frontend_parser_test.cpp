@@ -198,8 +198,12 @@ void checkStmtSpans(const Stmt& s, const Span& parent) {
     case StmtKind::Fn: checkSpans(*static_cast<const FnStmt&>(s).body, s.span); break;
     case StmtKind::For: {
       const auto& f = static_cast<const ForStmt&>(s);
-      checkSpans(*f.lo, s.span);
-      checkSpans(*f.hi, s.span);
+      if (f.iterable) {
+        checkSpans(*f.iterable, s.span);
+      } else {
+        checkSpans(*f.lo, s.span);
+        checkSpans(*f.hi, s.span);
+      }
       checkSpans(*f.body, s.span);
       break;
     }
