@@ -1,6 +1,8 @@
 // Bitwise operators and their builtins' shared rules: `& | ^ ~ << >>` on integers and bool.
 #include "lang/array_ops.hpp"
 
+#include "base/diagnostics.hpp"
+
 namespace scn {
 
 namespace {
