@@ -168,7 +168,7 @@ BuiltinDefs nnBuiltins() {
           {
               {"relu(x)", "max(x, 0), elementwise (jax.nn.relu)", relu},
               {"gelu(x, approximate=true)",
-               "the Gaussian error linear unit x * Phi(x), elementwise; by default its tanh approximation (jax.nn.gelu)",
+               "the Gaussian error linear unit x * Phi(x), elementwise, by default its tanh approximation (jax.nn.gelu)",
                gelu},
               {"silu(x)", "x * sigmoid(x), elementwise (jax.nn.silu)", silu},
               {"softplus(x)", "log(1 + exp(x)) without overflow, elementwise (jax.nn.softplus)", softplus},
