@@ -57,22 +57,19 @@ Value relu(Evaluator& ev, CallArgs& c) {
 }
 
 // gelu(x, approximate=true), as jax.nn.gelu: the tanh approximation
-// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) by default, else x/2 (1 + erf(x / sqrt(2))).
+// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) by default, else x/2 erfc(-x / sqrt(2)).
 Value gelu(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "gelu", {"x", "approximate="});
   ArrayOps& ops = ev.ops();
   Span s = c.span;
   AVal x = asFloat(ev, a.array(0), s);
-  AVal inner;
-  if (a.boolean(1, true)) {
-    AVal cube = ops.binary(Op::Mul, ops.binary(Op::Mul, x, x, s, "gelu"), x, s, "gelu");
-    AVal poly = ops.binary(Op::Add, x, ops.binary(Op::Mul, weakFloat(0.044715), cube, s, "gelu"), s, "gelu");
-    inner = ops.unary(Op::Tanh, ops.binary(Op::Mul, weakFloat(std::sqrt(2.0 / M_PI)), poly, s, "gelu"), s);
-  } else {
-    inner = ops.unary(Op::Erf, ops.binary(Op::Mul, x, weakFloat(M_SQRT1_2), s, "gelu"), s);
-  }
   AVal half = ops.binary(Op::Mul, weakFloat(0.5), x, s, "gelu");
-  return arr(ops.binary(Op::Mul, half, ops.binary(Op::Add, weakFloat(1.0), inner, s, "gelu"), s, "gelu"));
+  if (!a.boolean(1, true))  // erfc(-x/sqrt(2)) = 1 + erf(x/sqrt(2)) without cancelling for x < 0
+    return arr(ops.binary(Op::Mul, half, ops.unary(Op::Erfc, ops.binary(Op::Mul, x, weakFloat(-M_SQRT1_2), s, "gelu"), s), s, "gelu"));
+  AVal cube = ops.binary(Op::Mul, ops.binary(Op::Mul, x, x, s, "gelu"), x, s, "gelu");
+  AVal poly = ops.binary(Op::Add, x, ops.binary(Op::Mul, weakFloat(0.044715), cube, s, "gelu"), s, "gelu");
+  AVal t = ops.unary(Op::Tanh, ops.binary(Op::Mul, weakFloat(std::sqrt(2.0 / M_PI)), poly, s, "gelu"), s);
+  return arr(ops.binary(Op::Mul, half, ops.binary(Op::Add, weakFloat(1.0), t, s, "gelu"), s, "gelu"));
 }
 
 Value silu(Evaluator& ev, CallArgs& c) {

@@ -231,10 +231,11 @@ TEST(CoreScalar, ErfInvF64) {
   EXPECT_TRUE(std::signbit(s::erfinv<double>(-0.0)));
 }
 
-// f32 is Giles' polynomial as XLA's: within 2 ulps of the correctly rounded values.
+// f32 is Giles' polynomial as XLA's: the values jax.scipy.special.erfinv gives, to an ulp (in
+// the tail a few ulps from the exact -2.32675633 of f32(-0.999), as JAX's are).
 TEST(CoreScalar, ErfInvF32) {
-  EXPECT_NEAR(s::erfinv<float>(0.5f), 0.47693628f, 2 * 0x1p-24f);
-  EXPECT_NEAR(s::erfinv<float>(-0.999f), -2.3267537f, 2 * 2.33f * 0x1p-24f);
+  EXPECT_NEAR(s::erfinv<float>(0.5f), 0.47693628f, 0x1p-24f);
+  EXPECT_NEAR(s::erfinv<float>(-0.999f), -2.3267577f, 0x1p-22f);
   EXPECT_EQ(s::erfinv<float>(1.0f), std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(s::erfinv<float>(-1.5f)));
   EXPECT_TRUE(std::signbit(s::erfinv<float>(-0.0f)));
@@ -246,6 +247,7 @@ TEST(CoreScalar, Digamma) {
       {1.0, -0.5772156649015329},  {0.5, -1.9635100260214235}, {-0.5, 0.03648997397857652},
       {-100.5, 4.6151246013380645}, {10.0, 2.251752589066721},  {1e6, 13.815510057964191},
       {1e-30, -1e30},               {1e300, 690.7755278982137}, {-1e10 + 0.5, 23.025850929940457},
+      {-1e-30, 1e30},               {-2.5, 1.1031566406452432},
   };
   for (auto [x, psi] : cases) EXPECT_NEAR(s::digamma<double>(x), psi, 1e-14 * std::abs(psi)) << x;
   EXPECT_NEAR(s::digamma<double>(1.4616321449683622), 0.0, 1e-15);  // the positive root

@@ -348,6 +348,15 @@ TEST(SyntaxErrors, LineBreakBeforeAnOperator) {
             "end the line with the operator or put the expression in parentheses\n");
 }
 
+TEST(SyntaxErrors, LineBreakBeforeABitwiseOperator) {
+  EXPECT_EQ(errors("let m = a\n  & b"),
+            "t.scn:2:3: error[E0010]: expected an expression, found `&`\n"
+            " 2 |   & b\n"
+            "   |   ^\n"
+            "help: a line break ends a statement; to go on with an expression on the next line, "
+            "end the line with the operator or put the expression in parentheses\n");
+}
+
 TEST(SyntaxErrors, HelpfulHints) {
   EXPECT_EQ(errors("if x = 1 { }"),
             "t.scn:1:6: error[E0010]: expected `{` after the condition of `if`, found `=`\n"
