@@ -146,6 +146,15 @@ def linear_recurrence(a, b):
     return lax.associative_scan(lambda p, q: (p[0] * q[0], q[0] * p[1] + q[1]), (a, b))[1]
 
 
+# ---- elementwise math maps (scn_bench.cpp: erf_map, arctan2_map) ----
+def erf_map(x):
+    return jax.lax.erf(x)
+
+
+def arctan2_map(y, x):
+    return jnp.arctan2(y, x)
+
+
 # ---- loop overhead: a scalar-carry scan ----
 def scalar_scan(x0, n):
     return lax.scan(lambda c, _: (c * 1.0000001 + 1e-7, None), x0, None, length=n)[0]
@@ -164,7 +173,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "L"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "L"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -211,6 +220,16 @@ def main():
             ms, k, c, _ = measure(fn, args, runs, 0.3)
             emit("A", name, f"2^{n.bit_length() - 1}", ms, k, c)
         del x, decay
+
+    if "M" in only:
+        n = 2**16 if quick else 2**24
+        f32 = jnp.float32
+        x = jax.random.normal(jax.random.PRNGKey(11), (n,), dtype=f32) * 2.0
+        y = jax.random.normal(jax.random.PRNGKey(12), (n,), dtype=f32)
+        for name, fn, args in (("erf", erf_map, (x,)), ("arctan2", arctan2_map, (y, x))):
+            ms, k, c, _ = measure(fn, args, runs, 0.3)
+            emit("M", name, f"2^{n.bit_length() - 1}", ms, k, c)
+        del x, y
 
     if "L" in only:
         n = 10**6

@@ -79,7 +79,7 @@ def main():
 
     rows = []
     for r in scn:
-        if r["sys"] not in ("scn", "c++") or r["workload"] not in ("W1", "W2", "W3", "A", "L"):
+        if r["sys"] not in ("scn", "c++") or r["workload"] not in ("W1", "W2", "W3", "A", "M", "L"):
             continue
         if r["sys"] == "c++":  # the hand-written baseline of the same arithmetic
             rows.append([r["workload"], "C++ " + r["variant"], r["size"], ms(r.get("ms"))] + ["-"] * 8)

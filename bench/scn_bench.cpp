@@ -58,6 +58,9 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
               "fn last_nonzero(x) = associative_scan(|a, b| where(b != 0.0, b, a), x)\n"
               "fn linear_recurrence(a, b) = associative_scan(|p, q| (p.0 * q.0, q.0 * p.1 + q.1), (a, b)).1"))
     die("bench definitions failed");
+  // Elementwise maps of jnp's math (issue 17): one fused kernel each; jax_bench.py has the same.
+  if (!s->run("<bench>", "fn erf_map(x) = erf(x)\nfn arctan2_map(y, x) = arctan2(y, x)"))
+    die("bench definitions failed");
   return s;
 }
 
@@ -264,6 +267,19 @@ void assocScans(Session& s, const Options& o) {
   global(s, "bench_a_decay", "0");
 }
 
+/// erf and arctan2 maps over 2^24 f32 (issue 17's benchmark rows).
+void mathMaps(Session& s, const Options& o) {
+  int lg = o.quick ? 16 : 24;
+  std::string size = "2^" + std::to_string(lg), n = "(2**" + std::to_string(lg) + ",)";
+  Value x = global(s, "bench_m_x", "normal(key(11), " + n + ") * 2.0");
+  Value y = global(s, "bench_m_y", "normal(key(12), " + n + ")");
+  runGroup({prepare(s, "erf_map", {x}, rec("scn", "M", "erf", size)),
+            prepare(s, "arctan2_map", {y, x}, rec("scn", "M", "arctan2", size))},
+           o, 0.3);
+  global(s, "bench_m_x", "0");
+  global(s, "bench_m_y", "0");
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -337,7 +353,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,L,S] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,L,S] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -346,6 +362,7 @@ int main(int argc, char** argv) {
   if (o.want("W2")) w2(*s, o);
   if (o.want("W3")) w3(*s, o);
   if (o.want("A")) assocScans(*s, o);
+  if (o.want("M")) mathMaps(*s, o);
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
   return 0;

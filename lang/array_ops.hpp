@@ -60,6 +60,12 @@ class ArrayOps {
   AVal binary(Op op, AVal a, AVal b, Span span, const char* what);
   AVal trueDivide(AVal a, AVal b, Span span);
   AVal logical(Op op, AVal a, AVal b, Span span);
+  /// Bitwise `& | ^` (And, Or, Xor) and shifts `<< >>` (Shl, Shr), as jnp: logical on bool,
+  /// bitwise on integers, E0261 on floats; shifts take bool as i32. `what` is the operator or
+  /// builtin named in messages (lang/array_ops_bitwise.cpp).
+  AVal bitwise(Op op, AVal a, AVal b, Span span, const char* what);
+  /// `~x` / invert: logical not on bool, bitwise not on integers, E0261 on floats.
+  AVal invert(AVal x, Span span, const char* what);
   /// Elementwise unary op; float-only ops convert integer inputs to a float dtype first.
   AVal unary(Op op, AVal x, Span span);
   AVal select(AVal c, AVal a, AVal b, Span span, const char* what = "select");

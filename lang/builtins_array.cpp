@@ -15,12 +15,6 @@ Value where(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span, "where"));
 }
 
-Value clip(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "clip", {"x", "lo", "hi"});
-  AVal x = ev.ops().binary(Op::Max, a.array(0), a.array(1), c.span, "clip");
-  return arr(ev.ops().binary(Op::Min, x, a.array(2), c.span, "clip"));
-}
-
 Value astype(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "astype", {"x", "dtype"});
   return arr(ev.ops().cast(a.array(0), *a.dtype(1), c.span));
@@ -73,7 +67,6 @@ BuiltinDefs mathBuiltins() {
           {"dot", dot},
       },
       {
-          {"clip(x, lo, hi)", "x limited to the range [lo, hi], elementwise", clip},
       }};
 }
 

@@ -157,29 +157,64 @@ void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {
       env->define(f.name, makeClosure(f.name, f.params, *f.body, f.nameSpan, env, running_));
       return;
     }
-    case StmtKind::For: {
-      const auto& f = static_cast<const ForStmt&>(s);
-      int64_t lo = staticInt(toArray(eval(*f.lo, env), f.lo->span, "for"), StaticUse::ForBound,
-                             f.lo->span, "");
-      int64_t hi = staticInt(toArray(eval(*f.hi, env), f.hi->span, "for"), StaticUse::ForBound,
-                             f.hi->span, "");
-      for (int64_t i = lo; i < hi; ++i) {
-        checkInterrupt(f.span);
-        if (tracer_.tracing() && tracer_.current()->func().eqns.size() > kUnrollBudget)
-          fail("E0105", f.span,
-               "this `for` loop unrolls into more than " + std::to_string(kUnrollBudget) +
-                   " operations",
-               "a `for` loop is unrolled at trace time; use `scan` or `fori_loop` for long loops");
-        auto scope = std::make_shared<Env>(env, false);
-        ScopeEnd end{scopes_, scope};
-        scope->define(f.var, Value::ofArray(weakInt(i)));
-        const auto& body = static_cast<const BlockExpr&>(*f.body);
-        for (const StmtPtr& st : body.stmts) exec(*st, scope);
-        if (body.result) eval(*body.result, scope);
-      }
-      return;
-    }
+    case StmtKind::For: execFor(static_cast<const ForStmt&>(s), env); return;
     case StmtKind::Import: importFile(static_cast<const ImportStmt&>(s), env); return;
+  }
+}
+
+// A `for` loop is unrolled: its body runs once per value, the integers lo..hi (static bounds),
+// the elements of a tuple, or the rows of an array (its first axis, static in every shape).
+void Evaluator::execFor(const ForStmt& f, const std::shared_ptr<Env>& env) {
+  int64_t lo = 0, hi = 0;
+  std::function<Value(int64_t)> item;
+  if (!f.iterable) {
+    lo = staticInt(toArray(eval(*f.lo, env), f.lo->span, "for"), StaticUse::ForBound, f.lo->span, "");
+    hi = staticInt(toArray(eval(*f.hi, env), f.hi->span, "for"), StaticUse::ForBound, f.hi->span, "");
+    item = [](int64_t i) { return Value::ofArray(weakInt(i)); };
+  } else {
+    const Expr& it = *f.iterable;
+    if (it.kind == ExprKind::Call) {  // Python's `for i in range(n)`, where scn has no range()
+      const Expr& callee = *static_cast<const CallExpr&>(it).callee;
+      if (callee.kind == ExprKind::Name && static_cast<const NameExpr&>(callee).name == "range" &&
+          !env->lookup("range"))
+        fail("E0262", it.span, "scn has no `range` function: a `for` loop counts over a range `a..b`",
+             "write `for i in 0..n { ... }` (n excluded, as Python's range(n))");
+    }
+    Value v = eval(it, env);
+    if (v.isTuple()) {
+      hi = static_cast<int64_t>(v.elems->size());
+      item = [v](int64_t i) { return (*v.elems)[i]; };
+    } else if (v.isArray() && !v.array->type.shape.empty()) {
+      AVal x = *v.array;
+      hi = x.type.shape[0];
+      item = [this, x, span = it.span](int64_t i) {
+        Shape limits = x.type.shape, rest(x.type.shape.begin() + 1, x.type.shape.end());
+        std::vector<int64_t> starts(limits.size(), 0), strides(limits.size(), 1);
+        starts[0] = i;
+        limits[0] = i + 1;
+        AVal row = ops_.reshape(ops_.slice(x, starts, limits, strides, span), rest, span);
+        row.weak = x.weak;
+        return Value::ofArray(row);
+      };
+    } else {
+      fail("E0262", it.span,
+           "a `for` loop runs over a range `a..b`, a tuple or an array with at least one axis, got " +
+               describe(v),
+           "write `for i in 0..n { ... }` to count, or loop over a tuple or the rows of an array");
+    }
+  }
+  for (int64_t i = lo; i < hi; ++i) {
+    checkInterrupt(f.span);
+    if (tracer_.tracing() && tracer_.current()->func().eqns.size() > kUnrollBudget)
+      fail("E0105", f.span,
+           "this `for` loop unrolls into more than " + std::to_string(kUnrollBudget) + " operations",
+           "a `for` loop is unrolled at trace time; use `scan` or `fori_loop` for long loops");
+    auto scope = std::make_shared<Env>(env, false);
+    ScopeEnd end{scopes_, scope};
+    scope->define(f.var, item(i));
+    const auto& body = static_cast<const BlockExpr&>(*f.body);
+    for (const StmtPtr& st : body.stmts) exec(*st, scope);
+    if (body.result) eval(*body.result, scope);
   }
 }
 

@@ -221,6 +221,7 @@ class Evaluator {
   void keepForError(const std::shared_ptr<const Program>& p);
   void checkInterrupt(Span span);
   void execStmt(const Stmt& s, const std::shared_ptr<Env>& env);
+  void execFor(const ForStmt& f, const std::shared_ptr<Env>& env);
 
   /// An outer variable a traced body read, and the identity of the value it held (with a weak
   /// reference to it: an address is only compared while its first owner lives).

@@ -74,6 +74,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
       const auto& u = static_cast<const UnaryExpr&>(e);
       AVal x = toArray(eval(*u.operand, env), u.operand->span, spelling(u.op));
       if (u.op == UnaryOp::Neg) return Value::ofArray(ops_.unary(Op::Neg, x, e.span));
+      if (u.op == UnaryOp::Invert) return Value::ofArray(ops_.invert(x, e.span, "~"));
       if (x.type.dtype != DType::Bool) x = ops_.binary(Op::Ne, x, weakInt(0), e.span, "!");
       return Value::ofArray(ops_.unary(Op::Not, x, e.span));
     }
@@ -231,6 +232,11 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
     case BinaryOp::Ge: return Value::ofArray(ops_.binary(Op::Ge, a, b, s, ">="));
     case BinaryOp::And: return Value::ofArray(ops_.logical(Op::And, a, b, s));
     case BinaryOp::Or: return Value::ofArray(ops_.logical(Op::Or, a, b, s));
+    case BinaryOp::BitAnd: return Value::ofArray(ops_.bitwise(Op::And, a, b, s, "&"));
+    case BinaryOp::BitOr: return Value::ofArray(ops_.bitwise(Op::Or, a, b, s, "|"));
+    case BinaryOp::BitXor: return Value::ofArray(ops_.bitwise(Op::Xor, a, b, s, "^"));
+    case BinaryOp::Shl: return Value::ofArray(ops_.bitwise(Op::Shl, a, b, s, "<<"));
+    case BinaryOp::Shr: return Value::ofArray(ops_.bitwise(Op::Shr, a, b, s, ">>"));
   }
   return Value::none();
 }

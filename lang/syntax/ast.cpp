@@ -7,6 +7,7 @@ const char* spelling(UnaryOp op) {
   switch (op) {
     case UnaryOp::Neg: return "-";
     case UnaryOp::Not: return "!";
+    case UnaryOp::Invert: return "~";
   }
   return "?";
 }
@@ -29,6 +30,11 @@ const char* spelling(BinaryOp op) {
     case BinaryOp::Ge: return ">=";
     case BinaryOp::And: return "&&";
     case BinaryOp::Or: return "||";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::BitOr: return "|";
+    case BinaryOp::BitXor: return "^";
+    case BinaryOp::Shl: return "<<";
+    case BinaryOp::Shr: return ">>";
   }
   return "?";
 }
@@ -40,11 +46,15 @@ int precedence(BinaryOp op) {
     case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le:
     case BinaryOp::Gt: case BinaryOp::Ge:
       return 3;
-    case BinaryOp::Add: case BinaryOp::Sub: return 4;
+    case BinaryOp::BitOr: return 4;
+    case BinaryOp::BitXor: return 5;
+    case BinaryOp::BitAnd: return 6;
+    case BinaryOp::Shl: case BinaryOp::Shr: return 7;
+    case BinaryOp::Add: case BinaryOp::Sub: return 8;
     case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::FloorDiv: case BinaryOp::Mod:
     case BinaryOp::MatMul:
-      return 5;
-    case BinaryOp::Pow: return 7;
+      return 9;
+    case BinaryOp::Pow: return 11;
   }
   return 0;
 }

@@ -35,17 +35,19 @@ enum class ExprKind {
   If,      // if c { } else { }
 };
 
-enum class UnaryOp { Neg, Not };
+enum class UnaryOp { Neg, Not, Invert };
 enum class BinaryOp {
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
   Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+  BitAnd, BitOr, BitXor, Shl, Shr,
 };
 
 /// The surface spelling of an operator ("+", "//", "&&"...).
 const char* spelling(UnaryOp op);
 const char* spelling(BinaryOp op);
-/// Binding strength of a binary operator, loosest first: `||` 1, `&&` 2, comparisons 3,
-/// `+ -` 4, `* / // % @` 5, `**` 7 (unary `-` and `!` sit at 6, between `*` and `**`).
+/// Binding strength of a binary operator, loosest first: `||` 1, `&&` 2, comparisons 3, `|` 4,
+/// `^` 5, `&` 6, `<< >>` 7, `+ -` 8, `* / // % @` 9, `**` 11 (unary `-`, `!` and `~` sit at 10,
+/// between `*` and `**`). From `|` on, Python's order.
 int precedence(BinaryOp op);
 
 struct Expr {
@@ -226,7 +228,8 @@ struct FnStmt : Stmt {
 struct ForStmt : Stmt {
   std::string var;
   Span varSpan;
-  ExprPtr lo, hi;
+  ExprPtr lo, hi;    // for i in lo..hi
+  ExprPtr iterable;  // for x in iterable (a tuple, or an array's first axis); lo/hi are null
   ExprPtr body;  // BlockExpr
   explicit ForStmt(Span s) : Stmt(StmtKind::For, s) {}
 };

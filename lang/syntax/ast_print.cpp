@@ -93,10 +93,16 @@ class AstPrinter {
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
         out += "(for " + n.var + " ";
-        expr(*n.lo);
-        out += " ";
-        expr(*n.hi);
-        out += " ";
+        if (n.iterable) {
+          out += "(in ";
+          expr(*n.iterable);
+          out += ") ";
+        } else {
+          expr(*n.lo);
+          out += " ";
+          expr(*n.hi);
+          out += " ";
+        }
         expr(*n.body);
         out += ")";
         return;
@@ -143,7 +149,7 @@ class AstPrinter {
       }
       case ExprKind::Unary: {
         const auto& n = static_cast<const UnaryExpr&>(e);
-        out += n.op == UnaryOp::Neg ? "(neg " : "(not ";
+        out += n.op == UnaryOp::Neg ? "(neg " : n.op == UnaryOp::Not ? "(not " : "(invert ";
         expr(*n.operand);
         out += ")";
         return;

@@ -36,6 +36,7 @@ enum class TokenKind : uint8_t {
   // operators and punctuation
   Plus, Minus, Star, Slash, SlashSlash, Percent, StarStar, At,
   EqEq, BangEq, Lt, Le, Gt, Ge, AmpAmp, PipePipe, Bang,
+  Amp, Caret, Tilde, LtLt, GtGt,
   Eq, Comma, Colon, Semi, Dot, DotDot, Ellipsis, Pipe,
   LParen, RParen, LBracket, RBracket, LBrace, RBrace,
 };

@@ -100,6 +100,8 @@ Token Lexer::next() {
       ">=" { return make(TokenKind::Ge, start); }
       "&&" { return make(TokenKind::AmpAmp, start); }
       "||" { return make(TokenKind::PipePipe, start); }
+      "<<" { return make(TokenKind::LtLt, start); }
+      ">>" { return make(TokenKind::GtGt, start); }
       "..." { return make(TokenKind::Ellipsis, start); }
       ".." { return make(TokenKind::DotDot, start); }
       "+"  { return make(TokenKind::Plus, start); }
@@ -111,6 +113,9 @@ Token Lexer::next() {
       "<"  { return make(TokenKind::Lt, start); }
       ">"  { return make(TokenKind::Gt, start); }
       "!"  { return make(TokenKind::Bang, start); }
+      "&"  { return make(TokenKind::Amp, start); }
+      "^"  { return make(TokenKind::Caret, start); }
+      "~"  { return make(TokenKind::Tilde, start); }
       "="  { return make(TokenKind::Eq, start); }
       ","  { return make(TokenKind::Comma, start); }
       ":"  { return make(TokenKind::Colon, start); }

@@ -18,7 +18,9 @@ constexpr std::pair<TokenKind, BinaryOp> kBinaryOps[] = {
     {TokenKind::BangEq, BinaryOp::Ne},     {TokenKind::Lt, BinaryOp::Lt},
     {TokenKind::Le, BinaryOp::Le},         {TokenKind::Gt, BinaryOp::Gt},
     {TokenKind::Ge, BinaryOp::Ge},         {TokenKind::AmpAmp, BinaryOp::And},
-    {TokenKind::PipePipe, BinaryOp::Or},
+    {TokenKind::PipePipe, BinaryOp::Or},   {TokenKind::Pipe, BinaryOp::BitOr},
+    {TokenKind::Caret, BinaryOp::BitXor},  {TokenKind::Amp, BinaryOp::BitAnd},
+    {TokenKind::LtLt, BinaryOp::Shl},      {TokenKind::GtGt, BinaryOp::Shr},
 };
 
 std::optional<BinaryOp> binaryOpOf(TokenKind k) {
@@ -78,7 +80,9 @@ ExprPtr Parser::parseExpr() {
 }
 
 // binary(p) := unary { OP binary(prec(OP) + 1) }   for the operators OP with prec(OP) >= p;
-// levels: `||` 1, `&&` 2, `== != < <= > >=` 3 (not chainable), `+ -` 4, `* / // % @` 5.
+// levels: `||` 1, `&&` 2, `== != < <= > >=` 3 (not chainable), `|` 4, `^` 5, `&` 6, `<< >>` 7,
+// `+ -` 8, `* / // % @` 9. A `|` or `||` here follows an operand, so it is an or; where an
+// operand starts, parsePrimary takes it as a lambda (Note [Pipes]).
 ExprPtr Parser::parseBinary(int minPrecedence) {
   ExprPtr lhs = parseUnary();
   ChainDepth chain(treeDepth_);
@@ -114,9 +118,9 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
   return lhs;
 }
 
-// unary := ( '-' | '!' ) unary | power
+// unary := ( '-' | '!' | '~' ) unary | power
 ExprPtr Parser::parseUnary() {
-  if (!at(TokenKind::Minus) && !at(TokenKind::Bang)) return parsePower();
+  if (!at(TokenKind::Minus) && !at(TokenKind::Bang) && !at(TokenKind::Tilde)) return parsePower();
   Token op = take();
   Nest nest(*this, op.span);
   if (op.kind == TokenKind::Minus && at(TokenKind::Number)) {
@@ -125,8 +129,10 @@ ExprPtr Parser::parseUnary() {
                          after != TokenKind::LParen && after != TokenKind::LBracket;
   }
   ExprPtr operand = parseUnary();
-  auto node = std::make_unique<UnaryExpr>(
-      op.span.to(operand->span), op.kind == TokenKind::Minus ? UnaryOp::Neg : UnaryOp::Not);
+  UnaryOp uop = op.kind == TokenKind::Minus ? UnaryOp::Neg
+                : op.kind == TokenKind::Bang  ? UnaryOp::Not
+                                              : UnaryOp::Invert;
+  auto node = std::make_unique<UnaryExpr>(op.span.to(operand->span), uop);
   node->operand = std::move(operand);
   return node;
 }
@@ -292,7 +298,7 @@ ExprPtr Parser::parseField(ExprPtr base) {
 ExprPtr Parser::parsePrimary() {
   const Token& t = peek();
   if (t.newlineBefore && !ignoreNewlines_ && binaryOpOf(t.kind) && t.kind != TokenKind::Minus &&
-      t.kind != TokenKind::PipePipe)
+      t.kind != TokenKind::PipePipe && t.kind != TokenKind::Pipe)
     expected("an expression",
              "a line break ends a statement; to go on with an expression on the next line, "
              "end the line with the operator or put the expression in parentheses");
@@ -393,6 +399,14 @@ ExprPtr Parser::parseList() {
 }
 
 // lambda := '|' params '|' expr | '||' expr
+//
+// Note [Pipes]
+// `|` and `||` are each two things: where an operand starts (after `(`, `,`, `=`, an operator,
+// at the start of a statement) they open a lambda, `|x| x + 1` and `|| e`; after an operand they
+// are the binary operators bitwise or and logical or (`a | b`, `a || b`). The two never compete:
+// parsePrimary sees only the first kind, parseBinary only the second, and a lambda's parameters
+// are names, so its closing `|` cannot be read as an or. As elsewhere the body extends as far
+// right as it can: `|x| x | m` is `|x| (x | m)`, and `f(|x| x) | m` needs the parentheses it has.
 ExprPtr Parser::parseLambda() {
   Token open = take();
   Nest nest(*this, open.span);

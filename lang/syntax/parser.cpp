@@ -26,14 +26,16 @@ bool startsStatementLine(TokenKind k) {
 
 bool canStartExpression(TokenKind k) {
   return oneOf(k, {K::Number, K::String, K::Ident, K::KwTrue, K::KwFalse, K::KwNone, K::KwIf,
-                   K::LParen, K::LBracket, K::LBrace, K::Minus, K::Bang, K::Pipe, K::PipePipe});
+                   K::LParen, K::LBracket, K::LBrace, K::Minus, K::Bang, K::Tilde, K::Pipe,
+                   K::PipePipe});
 }
 
 // Tokens after which a line cannot end: the REPL reads another line (isIncomplete).
 bool needsContinuation(TokenKind k) {
   return oneOf(k, {K::Plus, K::Minus, K::Star, K::Slash, K::SlashSlash, K::Percent, K::StarStar,
                    K::At, K::EqEq, K::BangEq, K::Lt, K::Le, K::Gt, K::Ge, K::AmpAmp,
-                   K::PipePipe, K::Bang, K::Eq, K::Comma, K::DotDot, K::Pipe, K::Dot, K::KwLet,
+                   K::PipePipe, K::Bang, K::Amp, K::Caret, K::Tilde, K::LtLt, K::GtGt, K::Eq,
+                   K::Comma, K::DotDot, K::Pipe, K::Dot, K::KwLet,
                    K::KwFn, K::KwStatic, K::KwFor, K::KwIn, K::KwIf, K::KwElse, K::KwImport});
 }
 
@@ -319,10 +321,11 @@ StmtPtr Parser::parseFn() {
   return s;
 }
 
-// for := 'for' ( IDENT | '_' ) 'in' expr '..' expr block
+// for := 'for' ( IDENT | '_' ) 'in' expr [ '..' expr ] block
+// Without `..` the loop runs over the elements of a tuple or the rows of an array.
 StmtPtr Parser::parseFor() {
   Token kw = take();
-  const char* form = "a loop is written `for i in 0..n { ... }`";
+  const char* form = "a loop is written `for i in 0..n { ... }` or `for x in t { ... }`";
   if (!at(TokenKind::Ident) && !at(TokenKind::Underscore))
     expected("a loop variable after `for`", form);
   Token var = take();
@@ -330,9 +333,13 @@ StmtPtr Parser::parseFor() {
   s->var = std::string(var.span.text());
   s->varSpan = var.span;
   expect(TokenKind::KwIn, "after the loop variable", form);
-  s->lo = parseExpr();
-  expect(TokenKind::DotDot, "after the start of the range", form);
-  s->hi = parseExpr();
+  ExprPtr first = parseExpr();
+  if (accept(TokenKind::DotDot)) {
+    s->lo = std::move(first);
+    s->hi = parseExpr();
+  } else {
+    s->iterable = std::move(first);
+  }
   if (!at(TokenKind::LBrace)) expected("`{` to start the loop body", form);
   s->body = parseBlock();
   s->span = from(kw.span);

@@ -10,8 +10,8 @@ namespace {
 // needed gets parentheses. Lambdas, `if` and blocks sit at kAny: as an operand they are always
 // parenthesized (a lambda's body would otherwise swallow what follows).
 constexpr int kAny = 0;
-constexpr int kUnary = 6;
-constexpr int kPostfix = 8;
+constexpr int kUnary = 10;
+constexpr int kPostfix = 12;
 
 int levelOf(const Expr& e) {
   switch (e.kind) {
@@ -64,9 +64,13 @@ class SourcePrinter {
       case StmtKind::For: {
         const auto& n = static_cast<const ForStmt&>(s);
         out += "for " + n.var + " in ";
-        expr(*n.lo, kAny);
-        out += "..";
-        expr(*n.hi, kAny);
+        if (n.iterable) {
+          expr(*n.iterable, kAny);
+        } else {
+          expr(*n.lo, kAny);
+          out += "..";
+          expr(*n.hi, kAny);
+        }
         out += " ";
         expr(*n.body, kAny);
         return;

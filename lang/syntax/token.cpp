@@ -39,6 +39,11 @@ const char* tokenSpelling(TokenKind k) {
     case TokenKind::AmpAmp: return "&&";
     case TokenKind::PipePipe: return "||";
     case TokenKind::Bang: return "!";
+    case TokenKind::Amp: return "&";
+    case TokenKind::Caret: return "^";
+    case TokenKind::Tilde: return "~";
+    case TokenKind::LtLt: return "<<";
+    case TokenKind::GtGt: return ">>";
     case TokenKind::Eq: return "=";
     case TokenKind::Comma: return ",";
     case TokenKind::Colon: return ":";
@@ -74,6 +79,8 @@ const char* tokenKindName(TokenKind k) {
     case TokenKind::At: case TokenKind::EqEq: case TokenKind::BangEq: case TokenKind::Lt:
     case TokenKind::Le: case TokenKind::Gt: case TokenKind::Ge: case TokenKind::AmpAmp:
     case TokenKind::PipePipe: case TokenKind::Bang: case TokenKind::Eq: case TokenKind::Comma:
+    case TokenKind::Amp: case TokenKind::Caret: case TokenKind::Tilde: case TokenKind::LtLt:
+    case TokenKind::GtGt:
     case TokenKind::Colon: case TokenKind::Semi: case TokenKind::Dot: case TokenKind::DotDot: case TokenKind::Ellipsis:
     case TokenKind::Pipe: case TokenKind::LParen: case TokenKind::RParen:
     case TokenKind::LBracket: case TokenKind::RBracket: case TokenKind::LBrace:

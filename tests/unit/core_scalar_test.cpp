@@ -25,7 +25,10 @@ SCN_TEST_BINARY(bitAnd, And) SCN_TEST_BINARY(bitXor, Xor) SCN_TEST_BINARY(shl, S
 SCN_TEST_BINARY(shr, Shr)
 SCN_TEST_UNARY(neg, Neg) SCN_TEST_UNARY(abs, Abs) SCN_TEST_UNARY(logicalNot, Not)
 SCN_TEST_UNARY(roundHalfEven, Round) SCN_TEST_UNARY(rsqrt, Rsqrt) SCN_TEST_UNARY(sigmoid, Sigmoid)
-SCN_TEST_UNARY(sign, Sign)
+SCN_TEST_UNARY(sign, Sign) SCN_TEST_UNARY(erfinv, ErfInv) SCN_TEST_UNARY(digamma, Digamma)
+SCN_TEST_UNARY(lgamma, Lgamma) SCN_TEST_BINARY(logaddexp, LogAddExp) SCN_TEST_BINARY(fmod, Fmod)
+template <typename T> bool isInf(T x) { return scalar::predicate<T>(Op::IsInf, x); }
+template <typename T> bool isFinite(T x) { return scalar::predicate<T>(Op::IsFinite, x); }
 #undef SCN_TEST_BINARY
 #undef SCN_TEST_UNARY
 }  // namespace s
@@ -209,6 +212,77 @@ TEST(CoreScalar, ReductionIdentities) {
 TEST(CoreScalar, MisuseIsAnInternalError) {
   EXPECT_THROW(s::binary<bool>(Op::Add, true, true), UserError);
   EXPECT_THROW(s::unary<float>(Op::Add, 1.0f), UserError);
+}
+
+// Note [erfinv] in scalar.inc: f64 values from SciPy (special.erfinv, within an ulp of the exact
+// value; the relative bound is 4 ulps), including the tails where erf(x) is within 2^-53 of 1.
+TEST(CoreScalar, ErfInvF64) {
+  const std::pair<double, double> cases[] = {
+      {0.5, 0.4769362762044699},         {-0.3, -0.2724627147267544},
+      {0.9, 1.1630871536766743},         {0.999999, 3.458910737275499},
+      {1e-300, 8.86226925452758e-301},   {1 - 1e-12, 5.042031898572696},
+      {1 - 0x1p-52, 5.805018683193453},  {-1 + 0x1p-53, -5.8635847487551676},
+  };
+  for (auto [y, x] : cases) EXPECT_NEAR(s::erfinv<double>(y), x, 4 * std::abs(x) * 0x1p-52) << y;
+  EXPECT_EQ(s::erfinv<double>(1.0), kInf);
+  EXPECT_EQ(s::erfinv<double>(-1.0), -kInf);
+  EXPECT_TRUE(std::isnan(s::erfinv<double>(1.0000001)));
+  EXPECT_TRUE(std::isnan(s::erfinv<double>(kNaN)));
+  EXPECT_TRUE(std::signbit(s::erfinv<double>(-0.0)));
+}
+
+// f32 is Giles' polynomial as XLA's: the values jax.scipy.special.erfinv gives, to an ulp (in
+// the tail a few ulps from the exact -2.32675633 of f32(-0.999), as JAX's are).
+TEST(CoreScalar, ErfInvF32) {
+  EXPECT_NEAR(s::erfinv<float>(0.5f), 0.47693628f, 0x1p-24f);
+  EXPECT_NEAR(s::erfinv<float>(-0.999f), -2.3267577f, 0x1p-22f);
+  EXPECT_EQ(s::erfinv<float>(1.0f), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(s::erfinv<float>(-1.5f)));
+  EXPECT_TRUE(std::signbit(s::erfinv<float>(-0.0f)));
+}
+
+// Note [digamma]: values from mpmath; NaN at zeros and the negative integers, as JAX.
+TEST(CoreScalar, Digamma) {
+  const std::pair<double, double> cases[] = {
+      {1.0, -0.5772156649015329},  {0.5, -1.9635100260214235}, {-0.5, 0.03648997397857652},
+      {-100.5, 4.6151246013380645}, {10.0, 2.251752589066721},  {1e6, 13.815510057964191},
+      {1e-30, -1e30},               {1e300, 690.7755278982137}, {-1e10 + 0.5, 23.025850929940457},
+      {-1e-30, 1e30},               {-2.5, 1.1031566406452432},
+  };
+  for (auto [x, psi] : cases) EXPECT_NEAR(s::digamma<double>(x), psi, 1e-14 * std::abs(psi)) << x;
+  EXPECT_NEAR(s::digamma<double>(1.4616321449683622), 0.0, 1e-15);  // the positive root
+  for (double x : {0.0, -0.0, -1.0, -7.0, -1e20, kNaN, -kInf}) EXPECT_TRUE(std::isnan(s::digamma<double>(x))) << x;
+  EXPECT_EQ(s::digamma<double>(kInf), kInf);
+  EXPECT_NEAR(s::digamma<float>(0.5f), -1.9635100f, 2e-7f);
+}
+
+// lgamma is libm's: log|Gamma|, +inf at the poles.
+TEST(CoreScalar, Lgamma) {
+  EXPECT_NEAR(s::lgamma<double>(0.5), 0.5723649429247001, 1e-15);
+  EXPECT_NEAR(s::lgamma<double>(-0.5), 1.2655121234846454, 1e-15);
+  EXPECT_EQ(s::lgamma<double>(1.0), 0.0);
+  EXPECT_EQ(s::lgamma<double>(0.0), kInf);
+  EXPECT_EQ(s::lgamma<double>(-3.0), kInf);
+  EXPECT_EQ(s::lgamma<double>(-kInf), kInf);
+}
+
+TEST(CoreScalar, LogAddExpFmodAndInfinities) {
+  EXPECT_EQ(s::logaddexp<double>(kInf, kInf), kInf);
+  EXPECT_EQ(s::logaddexp<double>(-kInf, -kInf), -kInf);
+  EXPECT_EQ(s::logaddexp<double>(kInf, -kInf), kInf);
+  EXPECT_TRUE(std::isnan(s::logaddexp<double>(kNaN, 1.0)));
+  EXPECT_NEAR(s::logaddexp<double>(1000.0, 1000.0), 1000.0 + std::log(2.0), 1e-12);
+  EXPECT_EQ(s::fmod<double>(-7.0, 3.0), -1.0);
+  EXPECT_TRUE(std::signbit(s::fmod<double>(-6.0, 3.0)));
+  EXPECT_EQ(s::fmod<int32_t>(-7, 3), -1);
+  EXPECT_EQ(s::fmod<int32_t>(7, 0), 0);
+  EXPECT_EQ(s::fmod<int32_t>(kMin32, -1), 0);
+  EXPECT_EQ(s::fmod<uint32_t>(7, 0), 0u);
+  EXPECT_TRUE(s::isInf<float>(std::numeric_limits<float>::infinity()));
+  EXPECT_FALSE(s::isInf<float>(std::numeric_limits<float>::max()));
+  EXPECT_FALSE(s::isInf<double>(kNaN));
+  EXPECT_FALSE(s::isFinite<double>(kNaN));
+  EXPECT_TRUE(s::isFinite<double>(-std::numeric_limits<double>::max()));
 }
 
 }  // namespace

@@ -348,17 +348,26 @@ TEST(SyntaxErrors, LineBreakBeforeAnOperator) {
             "end the line with the operator or put the expression in parentheses\n");
 }
 
+TEST(SyntaxErrors, LineBreakBeforeABitwiseOperator) {
+  EXPECT_EQ(errors("let m = a\n  & b"),
+            "t.scn:2:3: error[E0010]: expected an expression, found `&`\n"
+            " 2 |   & b\n"
+            "   |   ^\n"
+            "help: a line break ends a statement; to go on with an expression on the next line, "
+            "end the line with the operator or put the expression in parentheses\n");
+}
+
 TEST(SyntaxErrors, HelpfulHints) {
   EXPECT_EQ(errors("if x = 1 { }"),
             "t.scn:1:6: error[E0010]: expected `{` after the condition of `if`, found `=`\n"
             " 1 | if x = 1 { }\n"
             "   |      ^\n"
             "help: to compare two values, write `==`\n");
-  EXPECT_EQ(errors("for i in range(3) { }"),
-            "t.scn:1:19: error[E0010]: expected `..` after the start of the range, found `{`\n"
-            " 1 | for i in range(3) { }\n"
-            "   |                   ^\n"
-            "help: a loop is written `for i in 0..n { ... }`\n");
+  EXPECT_EQ(errors("for i in 0..3 print(i)"),
+            "t.scn:1:15: error[E0010]: expected `{` to start the loop body, found `print`\n"
+            " 1 | for i in 0..3 print(i)\n"
+            "   |               ^~~~~\n"
+            "help: a loop is written `for i in 0..n { ... }` or `for x in t { ... }`\n");
   EXPECT_EQ(errors("fn f(x) { return x }"),
             "t.scn:1:18: error[E0019]: expected `;` or a line break after the statement, found "
             "`x`\n"

@@ -130,6 +130,29 @@ TEST(Parser, Precedence) {
   EXPECT_EQ(ast("f(x)(y)[0].1.z"), "(attr (field (index (call (call f x) y) (int 0)) 1) z)\n");
 }
 
+// Bitwise operators in Python's order: | below ^ below & below the shifts below + -, all above
+// the comparisons; ~ with the other prefix operators.
+TEST(Parser, BitwisePrecedence) {
+  EXPECT_EQ(ast("a | b ^ c & d"), "(| a (^ b (& c d)))\n");
+  EXPECT_EQ(ast("a & b << c + d"), "(& a (<< b (+ c d)))\n");
+  EXPECT_EQ(ast("a & 7 == b | c"), "(== (& a (int 7)) (| b c))\n");
+  EXPECT_EQ(ast("a || b | c && d"), "(|| a (&& (| b c) d))\n");
+  EXPECT_EQ(ast("a >> b >> c"), "(>> (>> a b) c)\n");
+  EXPECT_EQ(ast("~a & -b ** 2"), "(& (invert a) (neg (** b (int 2))))\n");
+  EXPECT_EQ(ast("!~-x"), "(not (invert (neg x)))\n");
+}
+
+// Note [Pipes]: `|` opens a lambda where an operand starts and is an or after one.
+TEST(Parser, PipesAsLambdasAndOr) {
+  EXPECT_EQ(ast("let f = |x| x | m"), "(let f (lambda (x) (| x m)))\n");
+  EXPECT_EQ(ast("g(|x| x, a | b)"), "(call g (lambda (x) x) (| a b))\n");
+  EXPECT_EQ(ast("(|x| x) | y"), "(| (lambda (x) x) y)\n");
+  EXPECT_EQ(ast("a || || b"), "(|| a (lambda () b))\n");
+  EXPECT_EQ(ast("a |\nb"), "(| a b)\n");                    // the operator ends the line
+  EXPECT_EQ(ast("a\n|x| x"), "a\n(lambda (x) x)\n");         // a line starting with `|`
+  EXPECT_EQ(ast("for x in t { }\nfor r in m[0] { }"), "(for x (in t) (block))\n(for r (in (index m (int 0))) (block))\n");
+}
+
 TEST(Parser, LambdasIfAndBlocks) {
   EXPECT_EQ(ast("let f = |a, b| a + b\nlet g = || 1\nlet h = |static n, _| {\n  let y = n\n"
                 "  y * 2\n}\nlet k = |x| |y| x + y"),
@@ -198,8 +221,12 @@ void checkStmtSpans(const Stmt& s, const Span& parent) {
     case StmtKind::Fn: checkSpans(*static_cast<const FnStmt&>(s).body, s.span); break;
     case StmtKind::For: {
       const auto& f = static_cast<const ForStmt&>(s);
-      checkSpans(*f.lo, s.span);
-      checkSpans(*f.hi, s.span);
+      if (f.iterable) {
+        checkSpans(*f.iterable, s.span);
+      } else {
+        checkSpans(*f.lo, s.span);
+        checkSpans(*f.hi, s.span);
+      }
       checkSpans(*f.body, s.span);
       break;
     }
@@ -349,6 +376,8 @@ TEST(Parser, RoundTripTrickyForms) {
   expectRoundTrip("for i in -1..(n + 1) { for j in 0..i { x = x + j } }");
   expectRoundTrip("let ((a, _), (b,), ()) = t\nlet k = |static n, _| n");
   expectRoundTrip("let a = [1, [2, 3], []] + [x][0]\nx[..., 1:, ::-2]");
+  expectRoundTrip("let b = (a | b) & ~c ^ (d << 2 >> e) | f(|x| x | 1)\nfor x in (1, 2) { y = y | x }");
+  expectRoundTrip("let c = (a + b) << 1; let d = -(a & b); let e = (a == b) & (c < d)");
 }
 
 // Every program under tests/programs (and the examples) parses and round-trips.
