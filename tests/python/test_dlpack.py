@@ -28,7 +28,7 @@ class Versioned:
 
 
 def test_numpy_from_dlpack_of_a_result_shares_the_buffer(ctx):
-    ctx.run("fn grid(n) = reshape(arange(n * n), (n, n))")
+    ctx.run("fn grid(static n) = reshape(arange(n * n), (n, n))")
     out = ctx.grid(4)
     again = np.from_dlpack(out)
     assert data_pointer(again) == data_pointer(out) == ctx.last_result_pointers[0]

@@ -217,7 +217,7 @@ TEST(ApiCDLPack, ResultsOutliveTheContextAsTensors) {
   const void* resultData = nullptr;
   {
     CHost h;
-    ASSERT_EQ(scn_load_source(h.ctx, "fn f(n) = reshape(arange(n) * 3, (2, n // 2))", "f.scn"), SCN_OK);
+    ASSERT_EQ(scn_load_source(h.ctx, "fn f(static n) = reshape(arange(n) * 3, (2, n // 2))", "f.scn"), SCN_OK);
     int64_t n = 6;
     scn_array in = {SCN_I64, 0, nullptr, nullptr, &n, nullptr};
     scn_array* out = h.call("f", &in, 1, 1);
