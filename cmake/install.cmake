@@ -20,7 +20,8 @@ if(TARGET scn_cuda)
 endif()
 set_target_properties(${SCN_STATIC_LIBS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-add_library(scn_shared SHARED ${SCN_ROOT}/driver/api.cpp ${SCN_ROOT}/driver/api_c.cpp)
+add_library(scn_shared SHARED ${SCN_ROOT}/driver/api.cpp ${SCN_ROOT}/driver/api_c.cpp
+  ${SCN_ROOT}/driver/api_dlpack.cpp)
 add_library(scn::scn ALIAS scn_shared)
 target_link_libraries(scn_shared PRIVATE scn_driver)
 target_include_directories(scn_shared PUBLIC

@@ -13,6 +13,7 @@
 #include "jit/cpu/cpu_backend.hpp"
 #endif
 #include "driver/api_arrays.hpp"
+#include "driver/api_dlpack.hpp"
 #include "driver/session.hpp"
 
 #ifndef SCN_VERSION
@@ -391,6 +392,35 @@ Result<Function> Context::function(std::string_view name) {
   f.impl_ = std::make_shared<Function::Impl>(Function::Impl{impl_, n, v});
   return f;
 }
+
+template <typename Managed>
+Result<DLPackInput> Context::takeTensor(Managed* tensor) {
+  if (!impl_) {
+    dropDLPack(tensor);
+    return Status(StatusCode::InvalidArgument, "scn: use of a moved-from Context");
+  }
+  ContextUse use(*impl_);
+  if (!use) {
+    dropDLPack(tensor);  // Note [Taking a DLPack tensor]: taken, also when refused
+    return contextInUse();
+  }
+  impl_->begin();
+  DLPackInput in;
+  try {
+    in.impl_ = takeDLPack(tensor);
+  } catch (const UserError& e) {
+    impl_->report(e.diag, StatusCode::InvalidArgument);
+  } catch (const std::bad_alloc&) {  // the tensor was dropped (takeDLPack)
+    impl_->report(apiDiagnostic("E0401", Span{}, "out of memory"), StatusCode::OutOfMemory);
+  }
+  Status s = impl_->finish();
+  if (!s) return s;
+  return in;
+}
+
+Result<DLPackInput> Context::fromDLPack(DLManagedTensor* tensor) { return takeTensor(tensor); }
+
+Result<DLPackInput> Context::fromDLPack(DLManagedTensorVersioned* tensor) { return takeTensor(tensor); }
 
 Result<std::vector<HostArray>> Context::call(std::string_view name, const std::vector<ArrayView>& inputs) {
   Result<Function> f = function(name);

@@ -38,33 +38,33 @@ static void gatherInto(const ArrayView& v, const std::vector<int64_t>& strides, 
 /// (adding its bytes to `copied`).
 Array inputArray(const ArrayView& v, size_t i, bool mayBorrow, std::vector<std::weak_ptr<Buffer>>& borrowed,
                  size_t& copied) {
-  std::string which = "input " + std::to_string(i);
+  auto which = [i] { return "input " + std::to_string(i); };  // for messages only: not built per call
   if (!validDataType(v.dtype))
-    fail("E0601", Span{}, which + " has an invalid dtype (value " +
+    fail("E0601", Span{}, which() + " has an invalid dtype (value " +
                               std::to_string(static_cast<int>(v.dtype)) + ")",
          "use one of the scn::DataType / scn_dtype values");
   if (v.weak && (!v.shape.empty() || (v.dtype != DataType::I64 && v.dtype != DataType::F64)))
-    fail("E0601", Span{}, which + " is marked weak but has dtype " + std::string(dataTypeName(v.dtype)) +
+    fail("E0601", Span{}, which() + " is marked weak but has dtype " + std::string(dataTypeName(v.dtype)) +
                               " and shape " + shapeString(v.shape),
          "only a 0-d i64 or f64 value (a host language's int or float) may be weakly typed");
   for (int64_t d : v.shape)
     if (d < 0)
-      fail("E0601", Span{}, which + " has a negative dimension in its shape " + shapeString(v.shape));
+      fail("E0601", Span{}, which() + " has a negative dimension in its shape " + shapeString(v.shape));
   if (!v.strides.empty() && v.strides.size() != v.shape.size())
-    fail("E0601", Span{}, which + " has " + std::to_string(v.strides.size()) + " strides for " +
+    fail("E0601", Span{}, which() + " has " + std::to_string(v.strides.size()) + " strides for " +
                               std::to_string(v.shape.size()) + " dimensions",
          "give one byte stride per dimension, or none for contiguous row-major data");
   DType dtype = static_cast<DType>(v.dtype);
   Shape shape(v.shape.begin(), v.shape.end());
   int64_t n = numElements(shape);
   if (n > 0 && v.data == nullptr)
-    fail("E0601", Span{}, which + " has a null data pointer but " + std::to_string(n) + " elements");
+    fail("E0601", Span{}, which() + " has a null data pointer but " + std::to_string(n) + " elements");
   size_t es = dtypeSize(dtype);
   // An empty array has nothing to read, whatever its other dimensions (they may be huge).
   if (n == 0) return Array(dtype, std::move(shape));
   // Byte strides below are bounded by n * es, so checking it once keeps them from overflowing.
   if (n > INT64_MAX / static_cast<int64_t>(es))
-    fail("E0402", Span{}, which + " of shape " + shapeString(v.shape) +
+    fail("E0402", Span{}, which() + " of shape " + shapeString(v.shape) +
                               " has more bytes than an address space holds");
   // Row-major byte strides; a dimension of extent 1 may carry any stride.
   std::vector<int64_t> rowMajor(shape.size());

@@ -4,11 +4,13 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "driver/api_dlpack.hpp"
 #include "scn/scn.hpp"
 
 namespace scn::detail {
@@ -100,10 +102,70 @@ void deliver(const scn::DiagnosticRecord& r, scn_diagnostic_fn fn, void* user) {
   fn(&d, user);
 }
 
-/// An output array's storage: the HostArray keeps the data and the shape alive.
-struct OutputOwner {
-  scn::HostArray array;
+/// What scn_array.owner points to: the storage of an array the library made.
+struct ArrayOwner {
+  virtual ~ArrayOwner() = default;
 };
+
+/// An output array's storage: the HostArray keeps the data and the shape alive.
+struct OutputOwner final : ArrayOwner {
+  explicit OutputOwner(scn::HostArray a) : array(std::move(a)) {}
+  scn::HostArray array;
+  bool handedOver = false;  // to a DLPack consumer (scn_array_to_dlpack)
+};
+
+/// A DLPack tensor taken as an input: the view's shape and strides, and the tensor itself.
+struct InputOwner final : ArrayOwner {
+  explicit InputOwner(scn::DLPackInput in) : input(std::move(in)) {}
+  scn::DLPackInput input;
+};
+
+template <typename Managed>
+scn_status arrayFromDLPack(scn_context* ctx, Managed* tensor, scn_array** out) {
+  if (!ctx) {
+    scn::dropDLPack(tensor);
+    return SCN_ERROR_INVALID_ARGUMENT;
+  }
+  if (!out) {
+    scn::dropDLPack(tensor);
+    return statusOf(scn::detail::invalidArgument(ctx->cx, "scn_array_from_dlpack got a null result pointer",
+                                                 "pass the address of an scn_array* to receive the array"));
+  }
+  *out = nullptr;
+  scn::Result<scn::DLPackInput> in = ctx->cx.fromDLPack(tensor);
+  if (!in) return statusOf(in.status());
+  auto owner = std::make_unique<InputOwner>(std::move(*in));
+  const scn::ArrayView& v = owner->input.view();
+  auto* a = new scn_array[1];
+  a->dtype = static_cast<scn_dtype>(v.dtype);
+  a->rank = v.shape.size();
+  a->shape = v.shape.data();
+  a->strides = v.strides.empty() ? nullptr : v.strides.data();
+  a->data = v.data;
+  a->owner = static_cast<ArrayOwner*>(owner.release());
+  *out = a;
+  return SCN_OK;
+}
+
+/// The HostArray of an scn_call result not handed over yet, or null.
+OutputOwner* resultOwner(scn_array* array) {
+  if (!array) return nullptr;
+  auto* owner = dynamic_cast<OutputOwner*>(static_cast<ArrayOwner*>(array->owner));
+  return owner && !owner->handedOver ? owner : nullptr;
+}
+
+template <typename Managed, typename Export>
+scn_status arrayToDLPack(scn_array* array, Managed** out, Export toTensor) {
+  OutputOwner* owner = resultOwner(array);
+  if (!owner || !out) return SCN_ERROR_INVALID_ARGUMENT;
+  scn::HostArray result = std::move(owner->array);
+  owner->handedOver = true;  // emptied first: out of memory below leaves no dangling field
+  array->data = nullptr;
+  array->shape = nullptr;
+  array->rank = 0;
+  *out = toTensor(std::move(result));
+  return SCN_OK;
+}
 
 }  // namespace
 
@@ -237,14 +299,14 @@ scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t n, scn_arr
     if (results.empty()) return SCN_OK;
     auto* arrays = new scn_array[results.size()];
     for (size_t i = 0; i < results.size(); ++i) {
-      auto* owner = new OutputOwner{std::move(results[i])};
+      auto* owner = new OutputOwner(std::move(results[i]));
       const scn::HostArray& h = owner->array;
       arrays[i].dtype = static_cast<scn_dtype>(h.dtype());
       arrays[i].rank = h.rank();
       arrays[i].shape = h.shape().data();
       arrays[i].strides = nullptr;
       arrays[i].data = h.data();
-      arrays[i].owner = owner;
+      arrays[i].owner = static_cast<ArrayOwner*>(owner);
     }
     *outputs = arrays;
     *nout = results.size();
@@ -261,9 +323,27 @@ scn_status scn_interrupt(scn_context* ctx) {
 scn_status scn_array_free(scn_array* arrays, size_t n) {
   return guard([&] {
     if (!arrays) return SCN_OK;
-    for (size_t i = 0; i < n; ++i) delete static_cast<OutputOwner*>(arrays[i].owner);
+    for (size_t i = 0; i < n; ++i) delete static_cast<ArrayOwner*>(arrays[i].owner);
     delete[] arrays;
     return SCN_OK;
+  });
+}
+
+scn_status scn_array_from_dlpack(scn_context* ctx, DLManagedTensor* tensor, scn_array** out) {
+  return guard([&] { return arrayFromDLPack(ctx, tensor, out); });
+}
+
+scn_status scn_array_from_dlpack_versioned(scn_context* ctx, DLManagedTensorVersioned* tensor, scn_array** out) {
+  return guard([&] { return arrayFromDLPack(ctx, tensor, out); });
+}
+
+scn_status scn_array_to_dlpack(scn_array* array, DLManagedTensor** out) {
+  return guard([&] { return arrayToDLPack(array, out, [](scn::HostArray a) { return scn::toDLPack(std::move(a)); }); });
+}
+
+scn_status scn_array_to_dlpack_versioned(scn_array* array, DLManagedTensorVersioned** out) {
+  return guard([&] {
+    return arrayToDLPack(array, out, [](scn::HostArray a) { return scn::toDLPackVersioned(std::move(a)); });
   });
 }
 

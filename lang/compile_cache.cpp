@@ -4,7 +4,8 @@
 #include "lang/eval.hpp"
 
 #include <chrono>
-#include <sstream>
+#include <cstdint>
+#include <string>
 
 #include "base/diagnostics.hpp"
 #include "lang/array_ops.hpp"
@@ -43,27 +44,30 @@ std::shared_ptr<const void> payload(const Value& v) {
 
 namespace {
 
-// The part of a signature one argument contributes to the compile-cache key.
-void keyOf(const Value& v, bool isStatic, std::ostringstream& key) {
+// The part of a signature one argument contributes to the compile-cache key. Built on every
+// call of a compiled function, so a plain string (an ostringstream costs a locale per call).
+void keyOf(const Value& v, bool isStatic, std::string& key) {
+  auto address = [&key](const void* p) { key += std::to_string(reinterpret_cast<uintptr_t>(p)); };
   switch (v.kind) {
     case ValueKind::Array: {
       const AVal& a = *v.array;
-      key << typeString(a.type) << (a.weak ? "w" : "");
-      if (isStatic) key << "=" << formatArray(*a.concrete);
-      key << ";";
+      key += typeString(a.type);
+      if (a.weak) key += 'w';
+      if (isStatic) key += "=" + formatArray(*a.concrete);
+      key += ';';
       return;
     }
     case ValueKind::Tuple:
-      key << "(";
+      key += '(';
       for (const Value& x : *v.elems) keyOf(x, isStatic, key);
-      key << ")";
+      key += ')';
       return;
-    case ValueKind::None: key << "None;"; return;
-    case ValueKind::String: key << "s:" << v.str << ";"; return;
-    case ValueKind::Closure: key << "fn@" << v.closure.get() << ";"; return;
-    case ValueKind::Builtin: key << "b:" << v.builtin->name << ";"; return;
-    case ValueKind::Vmap: key << "vmap@" << v.vmap.get() << ";"; return;
-    case ValueKind::DType: key << "dt:" << dtypeName(v.dtype) << ";"; return;
+    case ValueKind::None: key += "None;"; return;
+    case ValueKind::String: key += "s:" + v.str + ";"; return;
+    case ValueKind::Closure: key += "fn@"; address(v.closure.get()); key += ';'; return;
+    case ValueKind::Builtin: key += "b:" + std::string(v.builtin->name) + ";"; return;
+    case ValueKind::Vmap: key += "vmap@"; address(v.vmap.get()); key += ';'; return;
+    case ValueKind::DType: key += "dt:" + std::string(dtypeName(v.dtype)) + ";"; return;
   }
 }
 
@@ -108,9 +112,9 @@ std::string signatureKey(const std::vector<Param>& params, std::vector<Value>& b
       size_t pos = 0;
       bound[i] = Evaluator::unflatten(def, dl, pos);
     }
-    std::ostringstream part;
+    std::string part;
     keyOf(bound[i], params[i].isStatic, part);
-    sig.keyParts.push_back(part.str());
+    sig.keyParts.push_back(std::move(part));
     sig.shown.push_back(shownArgument(bound[i], params[i].isStatic || !passedAsArrays(params[i], bound[i])));
     key += sig.keyParts.back();
   }

@@ -113,6 +113,11 @@ typedef struct scn_call_stats {
   size_t copied_bytes;      /* bytes copied for loop carries */
 } scn_call_stats;
 
+/* DLPack's tensors (docs/embedding.md, "DLPack"): include any dlpack.h (v0.8 or later; scn's
+ * source has one in third_party/dlpack) to fill or read them. */
+struct DLManagedTensor;
+struct DLManagedTensorVersioned;
+
 typedef struct scn_context scn_context;
 typedef struct scn_function scn_function;
 
@@ -149,8 +154,27 @@ SCN_C_API scn_status scn_call(scn_function* fn, const scn_array* inputs, size_t 
  *  one made while nothing runs is dropped. */
 SCN_C_API scn_status scn_interrupt(scn_context* ctx);
 
-/** Frees n output arrays returned by scn_call (NULL is fine). */
+/** Frees n arrays returned by scn_call or scn_array_from_dlpack (NULL is fine). */
 SCN_C_API scn_status scn_array_free(scn_array* arrays, size_t n);
+
+/** Takes a DLPack 0.8 tensor as a call input: *out is a new array of one element viewing the
+ *  tensor's memory, to pass to scn_call (host memory in C order without a copy; other strides
+ *  are copied by the call) and to release with scn_array_free(*out, 1), which calls the
+ *  tensor's deleter. The tensor is scn's in every case: when this fails, its deleter has run
+ *  (exactly once) and *out is NULL. Errors: a dtype scn does not have (E0527), memory that is
+ *  not the host's (E0528), a malformed tensor (E0529); status SCN_ERROR_INVALID_ARGUMENT. */
+SCN_C_API scn_status scn_array_from_dlpack(scn_context* ctx, struct DLManagedTensor* tensor, scn_array** out);
+/** The same for a DLPack 1.x tensor; a major version other than 1 is E0530. */
+SCN_C_API scn_status scn_array_from_dlpack_versioned(scn_context* ctx, struct DLManagedTensorVersioned* tensor,
+                                                     scn_array** out);
+/** Hands one result of scn_call to a DLPack consumer without a copy: *out owns scn's buffer, and
+ *  its deleter frees it (it outlives the context). The array is emptied (data and shape NULL,
+ *  rank 0); scn_array_free of the outputs is still due, before or after the deleter. An array
+ *  that is not an scn_call result, or was handed over already: SCN_ERROR_INVALID_ARGUMENT. */
+SCN_C_API scn_status scn_array_to_dlpack(scn_array* array, struct DLManagedTensor** out);
+/** The same as a DLPack 1.1 tensor, flagged read-only when scn shares the buffer elsewhere (a
+ *  global of the program, another result of the same call). */
+SCN_C_API scn_status scn_array_to_dlpack_versioned(scn_array* array, struct DLManagedTensorVersioned** out);
 
 /** The one-line header of the last failed call's first error on ctx ("" after a success, and
  *  for a NULL ctx). Valid until the next call on ctx. */

@@ -26,6 +26,11 @@
 #endif
 #endif
 
+// DLPack's tensors (docs/embedding.md, "DLPack"): include any dlpack.h (v0.8 or later; scn's
+// source has one in third_party/dlpack) to fill or read them. Their layout is DLPack's ABI.
+struct DLManagedTensor;
+struct DLManagedTensorVersioned;
+
 namespace scn {
 
 /// Element types of arrays crossing the API (the same set, in the same order, as the language).
@@ -222,6 +227,30 @@ class HostArray {
   std::shared_ptr<const void> data_;
 };
 
+/// A DLPack tensor taken as a call input (Context::fromDLPack). It owns the tensor and calls its
+/// deleter exactly once, when the last copy of this handle is gone. Cheap to copy.
+class SCN_API DLPackInput {
+ public:
+  DLPackInput() = default;
+  /// A view of the tensor's memory for Function::call. Host memory in C order is borrowed
+  /// (no copy); other strides become byte strides, and the call copies the data.
+  const ArrayView& view() const;
+
+  struct Impl;
+
+ private:
+  friend class Context;
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Hands a result to a DLPack consumer without a copy: a new DLPack 0.8 tensor (on the CPU, in
+/// C order) that shares `array`'s buffer until its deleter runs; it outlives the context. Move
+/// the HostArray in when you are done with it. Throws std::bad_alloc only.
+SCN_API DLManagedTensor* toDLPack(HostArray array);
+/// The same as a DLPack 1.x tensor (version 1.1). It is flagged read-only when the buffer is
+/// shared with anything else (another HostArray, a global of the program: see uniqueData).
+SCN_API DLManagedTensorVersioned* toDLPackVersioned(HostArray array);
+
 class Context;
 namespace detail {
 struct Access;  // the C API's way in (driver/api.cpp); not for hosts
@@ -284,6 +313,13 @@ class SCN_API Context {
   Status loadFile(const std::string& path);
   /// Looks up a function by name: a `fn` the loaded programs defined, or a builtin.
   Result<Function> function(std::string_view name);
+  /// Takes a DLPack 0.8 tensor as a call input (see DLPackInput). The tensor is scn's in every
+  /// case: when the import fails its deleter has run before this returns. Errors (status
+  /// InvalidArgument): a dtype scn does not have (E0527), memory that is not the host's
+  /// (E0528), a malformed tensor (E0529).
+  Result<DLPackInput> fromDLPack(DLManagedTensor* tensor);
+  /// The same for a DLPack 1.x tensor; a major version other than 1 is E0530.
+  Result<DLPackInput> fromDLPack(DLManagedTensorVersioned* tensor);
   /// function(name), then call(inputs).
   Result<std::vector<HostArray>> call(std::string_view name, const std::vector<ArrayView>& inputs);
 
@@ -312,6 +348,8 @@ class SCN_API Context {
  private:
   friend struct detail::Access;
   explicit Context(std::shared_ptr<Impl> impl);
+  template <typename Managed>
+  Result<DLPackInput> takeTensor(Managed* tensor);
   std::shared_ptr<Impl> impl_;
 };
 

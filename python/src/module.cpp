@@ -60,7 +60,7 @@ struct FunctionObject {
 // Python delivers signals to the main thread only (Context.interrupt() stops them).
 std::atomic<const Context*> g_sigintTarget{nullptr};
 struct sigaction g_previousSigint;
-PyObject* g_getsignal = nullptr;        // signal.getsignal
+PyObject* g_getsignal = nullptr;        // _signal.getsignal (the C function under signal.getsignal)
 PyObject* g_handlerAtInstall = nullptr;  // the Python-level handler when onSigint was installed
 unsigned long g_mainThread = 0;
 
@@ -346,7 +346,9 @@ using namespace scn::python;
 NB_MODULE(_scn, m) {
   m.doc() = "scn's embedding API for Python (use the package `scn`, not this module)";
   g_mainThread = nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
-  g_getsignal = nb::object(nb::module_::import_("signal").attr("getsignal")).release().ptr();
+  // _signal's getsignal, not signal.getsignal: that one wraps the handler in an enum lookup that
+  // cost 11 us a call on a loaded KVM guest, half of a call's overhead (Note [Ctrl-C during a call]).
+  g_getsignal = nb::object(nb::module_::import_("_signal").attr("getsignal")).release().ptr();
   m.attr("version") = scn::version();
 
   m.def("_set_error_class", [](nb::handle cls) {
