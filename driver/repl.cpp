@@ -63,14 +63,14 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-void timeIt(Session& session, const std::string& expr, std::ostream& out) {
-  if (!session.run("<repl>", expr)) return;  // first run: trace + compile
+void timeIt(Session& session, const std::string& name, const std::string& expr, std::ostream& out) {
+  if (!session.run(name, expr)) return;  // first run: trace + compile
   std::vector<double> ms;
   auto start = std::chrono::steady_clock::now();
   while (ms.size() < 7 || (ms.size() < 1000 &&
                            std::chrono::steady_clock::now() - start < std::chrono::seconds(1))) {
     auto t0 = std::chrono::steady_clock::now();
-    if (!session.run("<repl>", expr)) return;
+    if (!session.run(name, expr)) return;
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
@@ -108,9 +108,10 @@ void installInterruptHandler(Session& session) {
 bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out) {
   std::string entry = trim(entryRaw);
   if (entry.empty()) return true;
+  std::string name = session.nextReplEntryName();
   if (entry[0] != ':') {
     Value v;
-    if (session.run("<repl>", entry, &v) && !v.isNone()) out << session.formatValue(v) << "\n";
+    if (session.run(name, entry, &v) && !v.isNone()) out << session.formatValue(v) << "\n";
     return true;
   }
   size_t sp = entry.find_first_of(" \t");
@@ -121,7 +122,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
     else helpFor(session, rest, out);
   } else if (cmd == ":type") {
     Value v;
-    if (session.run("<repl>", rest, &v)) {
+    if (session.run(name, rest, &v)) {
       if (v.isArray()) {
         const AVal& a = *v.array;
         out << typeString(surfaceType(a)) << (a.weak ? " (weakly typed)" : "") << (a.isStatic() ? ", static" : ", traced") << "\n";
@@ -131,10 +132,10 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
     }
   } else if (isFuncStage(cmd.substr(1))) {
     std::string text;
-    if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+    if (session.emitForCall(cmd.substr(1), name, rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
   } else if (cmd == ":mem") {
     size_t before = session.records().size();
-    if (session.run("<repl>", rest)) {
+    if (session.run(name, rest)) {
       if (session.records().size() == before) out << "no compiled function ran (top-level code runs eagerly)\n";
       for (size_t i = before; i < session.records().size(); ++i) {
         const CallRecord& r = session.records()[i];
@@ -148,7 +149,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out)
       }
     }
   } else if (cmd == ":time") {
-    timeIt(session, rest, out);
+    timeIt(session, name, rest, out);
   } else if (cmd == ":backend") {
     if (!rest.empty()) session.setBackend(rest);
     out << "backend: " << session.backendName() << "\n";

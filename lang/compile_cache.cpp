@@ -148,16 +148,17 @@ std::vector<Array> concreteArguments(const std::vector<Param>& params, const std
 
 // A call of a closure outside a trace: the key of its signature, the compiled entry for it
 // (traced now when there is none), and a run of that entry.
-Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span) {
+Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span,
+                              Span site) {
   std::string key = signatureKey(*closure->params, bound, span);
   CallRecord rec;
   rec.fn = closure->name;
   FnCache& fnCache = cacheOf(closure);
   const Compiled* entry = lookUpCompiled(fnCache, key);
-  if (!entry) entry = traceCompiled(*closure, bound, span, key, fnCache, rec);
+  if (!entry) entry = traceCompiled(*closure, bound, span, site, key, fnCache, rec);
   // A function that returns functions (a combinator such as `|f| |v| f(f(v))`) has nothing
   // to compile: it runs eagerly, as Python code around jax.jit would.
-  if (!entry) return inlineClosure(*closure, bound);
+  if (!entry) return inlineClosure(*closure, bound, site);
   return runCompiled(*entry, *closure->params, bound, span, rec);
 }
 
@@ -170,7 +171,7 @@ const Evaluator::Compiled* Evaluator::lookUpCompiled(FnCache& fnCache, const std
 }
 
 const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std::vector<Value>& bound,
-                                                    Span span, const std::string& key,
+                                                    Span span, Span site, const std::string& key,
                                                     FnCache& fnCache, CallRecord& rec) {
   auto t0 = std::chrono::steady_clock::now();
   // Record every outer variable the body reads (Note [Captured variables]).
@@ -187,7 +188,7 @@ const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std:
   std::vector<int> paramVars;
   std::vector<Value> abstractArgs = abstractArguments(c, bound, span, trace, paramVars);
   Value result;
-  tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs); });
+  tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs, site); });
   if (!isPytree(result)) return nullptr;
   std::vector<AVal> outLeaves;
   TreeDef outTree;
