@@ -33,7 +33,9 @@ size_t editDistance(std::string_view a, std::string_view b) {
 // must change, and fewer than all of the shorter name's: `cumsun` -> `cumsum`, `axes` -> `axis`,
 // `lenght` -> `length`, `True` -> `true`, but a one-letter `y` never suggests `x` (replacing
 // every letter is not a typo). This is rustc's rule; Python's difflib cut-off (0.6 similarity)
-// is close to it. At most three are shown, so a short word does not list half the builtins.
+// is close to it. Only the closest of them are shown (`cumsun` suggests `cumsum`, one letter
+// away, and not also `cummin`, two away), at most three, so a short word does not list half the
+// builtins.
 std::vector<std::string> closestNames(std::string_view word, const std::vector<std::string>& candidates,
                                       size_t max) {
   size_t threshold = std::max<size_t>(1, word.size() / 3);
@@ -43,11 +45,11 @@ std::vector<std::string> closestNames(std::string_view word, const std::vector<s
     size_t d = editDistance(word, c);
     if (d <= threshold && d < std::min(word.size(), c.size())) close.emplace_back(d, &c);
   }
-  std::stable_sort(close.begin(), close.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  size_t best = threshold;
+  for (const auto& [d, c] : close) best = std::min(best, d);
   std::vector<std::string> out;
   for (const auto& [d, c] : close) {
-    if (std::find(out.begin(), out.end(), *c) != out.end()) continue;  // a name in two lists
+    if (d != best || std::find(out.begin(), out.end(), *c) != out.end()) continue;  // a name in two lists
     out.push_back(*c);
     if (out.size() == max) break;
   }

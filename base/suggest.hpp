@@ -12,8 +12,9 @@ namespace scn {
 /// swapping two adjacent ones, each costs 1. Letters differing only in case count as equal.
 size_t editDistance(std::string_view a, std::string_view b);
 
-/// Up to `max` of `candidates` close enough to `word` to be what was meant, closest first (ties
-/// in the order given, so a caller lists its likeliest names first); never `word` itself.
+/// Up to `max` of the `candidates` closest to `word`, when close enough to be what was meant
+/// (Note [Close names]), in the order given (so a caller lists its likeliest names first);
+/// never `word` itself.
 std::vector<std::string> closestNames(std::string_view word, const std::vector<std::string>& candidates,
                                       size_t max = 3);
 

@@ -18,9 +18,10 @@ TEST(EditDistance, CountsInsertionsDeletionsReplacementsAndSwaps) {
   EXPECT_EQ(editDistance("True", "true"), 0u);  // case is not a typo
 }
 
-TEST(ClosestNames, SuggestsTyposClosestFirst) {
-  std::vector<std::string> names = {"cumprod", "sum", "cumsum", "mean"};
-  EXPECT_EQ(closestNames("cumsun", names), (std::vector<std::string>{"cumsum"}));
+TEST(ClosestNames, SuggestsOnlyTheClosestTypos) {
+  std::vector<std::string> names = {"cumprod", "cummin", "sum", "cumsum", "mean"};
+  EXPECT_EQ(closestNames("cumsun", names), (std::vector<std::string>{"cumsum"}));  // not cummin (2)
+  EXPECT_EQ(closestNames("cumsumm", {"cummax", "cumsum"}), (std::vector<std::string>{"cumsum"}));
   EXPECT_EQ(closestNames("axes", {"x", "axis", "dtype"}), (std::vector<std::string>{"axis"}));
   EXPECT_EQ(closestNames("True", {"true", "false"}), (std::vector<std::string>{"true"}));
 }
