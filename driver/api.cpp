@@ -263,6 +263,7 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
     }
     args.span = closure->span;
   }
+  args.fromHost = true;
   // Borrowed inputs must not outlive the call: static parameters may be kept as constants of
   // the compiled code, so they are copied.
   std::vector<std::weak_ptr<Buffer>> borrowed;

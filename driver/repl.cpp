@@ -85,10 +85,10 @@ FirstRun firstRunOf(const std::vector<CallRecord>& records, size_t from) {
   return f;
 }
 
-void timeIt(Session& session, const std::string& expr, std::ostream& out) {
+void timeIt(Session& session, const std::string& name, const std::string& expr, std::ostream& out) {
   size_t before = session.records().size();
   auto t0 = std::chrono::steady_clock::now();
-  if (!session.run("<repl>", expr)) return;  // first run: trace + compile
+  if (!session.run(name, expr)) return;  // first run: trace + compile
   double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   FirstRun first = firstRunOf(session.records(), before);
   std::vector<double> ms;
@@ -96,7 +96,7 @@ void timeIt(Session& session, const std::string& expr, std::ostream& out) {
   while (ms.size() < 7 || (ms.size() < 1000 &&
                            std::chrono::steady_clock::now() - start < std::chrono::seconds(1))) {
     auto t1 = std::chrono::steady_clock::now();
-    if (!session.run("<repl>", expr)) return;
+    if (!session.run(name, expr)) return;
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
   }
   std::sort(ms.begin(), ms.end());
@@ -151,9 +151,10 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out,
   if (entry.empty()) return true;
   if (isExitWord(session, entry)) return false;
   if (entry[0] == '?' && entry.size() > 1) entry = ":help " + trim(entry.substr(1));
+  std::string name = session.nextReplEntryName();
   if (entry[0] != ':') {
     Value v;
-    if (session.run("<repl>", entry, &v) && !v.isNone()) out << session.displayValue(v) << "\n";
+    if (session.run(name, entry, &v) && !v.isNone()) out << session.displayValue(v) << "\n";
     return true;
   }
   size_t sp = entry.find_first_of(" \t");
@@ -164,7 +165,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out,
     else helpFor(session, rest, out);
   } else if (cmd == ":type") {
     Value v;
-    if (session.run("<repl>", rest, &v)) {
+    if (session.run(name, rest, &v)) {
       if (v.isArray()) {
         const AVal& a = *v.array;
         out << typeString(surfaceType(a)) << (a.weak ? " (weakly typed)" : "") << (a.isStatic() ? ", static" : ", traced") << "\n";
@@ -174,10 +175,10 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out,
     }
   } else if (isFuncStage(cmd.substr(1))) {
     std::string text;
-    if (session.emitForCall(cmd.substr(1), "<repl>", rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
+    if (session.emitForCall(cmd.substr(1), name, rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");
   } else if (cmd == ":mem") {
     size_t before = session.records().size();
-    if (session.run("<repl>", rest)) {
+    if (session.run(name, rest)) {
       if (session.records().size() == before) out << "no compiled function ran (top-level code runs eagerly)\n";
       for (size_t i = before; i < session.records().size(); ++i) {
         const CallRecord& r = session.records()[i];
@@ -191,7 +192,7 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out,
       }
     }
   } else if (cmd == ":time") {
-    timeIt(session, rest, out);
+    timeIt(session, name, rest, out);
   } else if (cmd == ":stats") {
     statsCommand(session, rest, state, out);
   } else if (cmd == ":backend") {

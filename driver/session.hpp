@@ -52,6 +52,9 @@ class Session {
   /// Parses and runs a whole program (a script, a REPL entry). False when a diagnostic was
   /// reported; the session stays usable. `result` receives a final expression's value.
   bool run(const std::string& name, const std::string& text, Value* result = nullptr);
+  /// The source name of the REPL's next entry, "<repl:1>", "<repl:2>", ... (a call chain
+  /// names the entry a call was made in).
+  std::string nextReplEntryName() { return "<repl:" + std::to_string(++replEntries_) + ">"; }
   /// Runs a file from disk (readProgramFile: a regular file of at most kMaxSourceBytes).
   bool runFile(const std::string& path);
 
@@ -95,6 +98,7 @@ class Session {
   }
 
   SessionOptions opts_;
+  int replEntries_ = 0;
   std::atomic<int32_t> interrupt_{0};  // before the backends, which point to it
   DiagnosticSink sink_;
   std::unique_ptr<Evaluator> eval_;

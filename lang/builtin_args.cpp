@@ -1,6 +1,9 @@
 // Binding builtin arguments by name, and the static conversions builtins need.
 #include "lang/builtin_args.hpp"
 
+#include "base/suggest.hpp"
+#include "lang/name_hints.hpp"
+
 namespace scn {
 
 namespace {
@@ -11,6 +14,14 @@ std::string signatureOf(const char* fn, const std::vector<std::string>& names) {
     if (!names[i].empty() && names[i].back() == '=') s += "...";
   }
   return s + ")";
+}
+
+// "did you mean `axis=`? " before `rest` when a parameter is close to the unknown keyword.
+std::string withSuggestion(const std::string& key, std::vector<std::string> names, const std::string& rest) {
+  for (std::string& n : names)
+    if (!n.empty() && n.back() == '=') n.pop_back();
+  std::string close = didYouMean(closestNames(key, names), "=");
+  return close.empty() ? rest : close + " " + rest;
 }
 }  // namespace
 
@@ -34,7 +45,7 @@ Args::Args(Evaluator& ev, CallArgs& call, const char* fn, std::vector<std::strin
     while (i < names_.size() && names_[i] != key && names_[i] != key + "=") ++i;
     if (i == names_.size())
       fail("E0221", call.kwSpans[k], std::string(fn) + " has no parameter `" + key + "`",
-           "signature: " + signatureOf(fn, names_));
+           withSuggestion(key, names_, "signature: " + signatureOf(fn, names_)));
     if (values_[i]) fail("E0215", call.kwSpans[k], "argument `" + key + "` given twice");
     values_[i] = call.kw[k].second;
     spans_[i] = call.kwSpans[k];
@@ -126,8 +137,11 @@ std::optional<DType> Args::dtype(size_t i) const {
   if (v.kind == ValueKind::DType) return v.dtype;
   if (v.kind == ValueKind::String)
     if (auto t = dtypeFromName(v.str)) return t;
-  fail("E0224", spans_[i], std::string(fn_) + ": `" + names_[i] + "` must be a dtype, got " + describe(v),
-       "dtypes are bool, i32, i64, u32, u64, f32, f64");
+  std::string help = "dtypes are bool, i32, i64, u32, u64, f32, f64";
+  if (v.kind == ValueKind::String)
+    if (auto t = foreignDTypeName(v.str))
+      help = std::string("scn calls this dtype `") + dtypeName(*t) + "`: write `" + names_[i] + "=" + dtypeName(*t) + "`";
+  fail("E0224", spans_[i], std::string(fn_) + ": `" + names_[i] + "` must be a dtype, got " + describe(v), help);
 }
 
 const Value& Args::callable(size_t i) const {

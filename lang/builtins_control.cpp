@@ -1,4 +1,5 @@
 // Control-flow builtins: scan, fori_loop, while_loop, cond, vmap.
+#include <functional>
 #include <tuple>
 
 #include "jit/batch.hpp"
@@ -8,9 +9,46 @@ namespace scn {
 
 namespace {
 
-/// Checks that a loop body returned a carry with the structure and types of the initial one.
+/// The body's carry for a given initial carry (a new trace); used only to word an E0233.
+using CarryStep = std::function<std::vector<AVal>(const std::vector<AVal>&)>;
+
+// Note [Growing carries]
+// When a loop body returns a carry of another type than the initial one, "start with the
+// body's type" is the right help when that type does not depend on the carry's (`c + ones(3)`
+// from a scalar `0.0`: start with zeros(3)), and the wrong one when it does: a body that
+// appends to its carry (`concat((c, x[None]))` from zeros(0)) makes f32[1] of f32[0], f32[2] of
+// f32[1], and so on, so zeros(1) fails one step later. So the check traces the body once more on
+// the carry it returned: if the same type comes back, it is a fixed point and the help suggests
+// it; otherwise the carry grows (or shrinks), which a loop's carry cannot, and the help says to
+// keep its shape fixed: preallocate the final array and write each step's part into it (scan
+// can also stack per-step values as its ys).
+
+/// The carry types the body returns when it starts from `carry`; empty when that trace fails.
+std::vector<Type> carryTypesAfter(const CarryStep& step, const std::vector<AVal>& carry) {
+  std::vector<Type> types;
+  try {
+    for (const AVal& l : step(carry)) types.push_back(l.type);
+  } catch (const UserError&) {  // the body does not take its own result: not a fixed point
+    types.clear();
+  }
+  return types;
+}
+
+std::string growingCarryHelp(const char* fn, const Type& init, const Type& body, const std::vector<Type>& next,
+                             size_t i) {
+  std::string changes = typeString(init) + " becomes " + typeString(body);
+  if (i < next.size()) changes += ", then " + typeString(next[i]);
+  std::string stack = std::string(fn) == "scan" ? "return each step's value as the `y` of the pair (scan stacks the ys), or " : "";
+  return "the carry's shape must stay fixed, but this body changes it every iteration (" + changes + "); " +
+         stack + "preallocate the carry at its final size, e.g. `zeros((n,), dtype=" + dtypeName(body.dtype) +
+         ")`, and write step i's part with `c.at[i].set(v)` or `dynamic_update_slice(c, v[None], (i,))`";
+}
+
+/// Checks that a loop body returned a carry with the structure and types of the initial one;
+/// `step` retraces the body to tell a growing carry from a fixed one (Note [Growing carries]).
 void checkCarry(const char* fn, const TreeDef& initDef, const std::vector<AVal>& init,
-                const TreeDef& outDef, const std::vector<AVal>& out, size_t outOffset, Span span) {
+                const TreeDef& outDef, const std::vector<AVal>& out, size_t outOffset, Span span,
+                const CarryStep& step) {
   if (!(initDef == outDef))
     fail("E0233", span,
          std::string(fn) + " body returned a carry of structure " + outDef.str() +
@@ -18,13 +56,18 @@ void checkCarry(const char* fn, const TreeDef& initDef, const std::vector<AVal>&
   for (size_t i = 0; i < init.size(); ++i) {
     const Type& a = init[i].type;
     const Type& b = out[outOffset + i].type;
-    if (a != b)
-      fail("E0233", span,
-           std::string(fn) + " carry component " + std::to_string(i) + " has type " + typeString(a) +
-               " in the initial value but the body returns " + typeString(b),
-           "the carry must keep its shape and dtype across iterations; give the initial value the "
-           "body's type, e.g. `" + std::string(dtypeName(b.dtype)) + "(init)` or `zeros(" +
-               shapeString(b.shape) + ", dtype=" + dtypeName(b.dtype) + ")`");
+    if (a == b) continue;
+    std::vector<AVal> bodyCarry;
+    for (size_t k = 0; k < init.size(); ++k) bodyCarry.push_back(placeholder(out[outOffset + k]));
+    std::vector<Type> next = carryTypesAfter(step, bodyCarry);
+    bool fixedPoint = next.size() == init.size() && next[i] == b;
+    fail("E0233", span,
+         std::string(fn) + " carry component " + std::to_string(i) + " has type " + typeString(a) +
+             " in the initial value but the body returns " + typeString(b),
+         fixedPoint ? "the carry must keep its shape and dtype across iterations; give the initial value the "
+                      "body's type, e.g. `" + std::string(dtypeName(b.dtype)) + "(init)` or `zeros(" +
+                          shapeString(b.shape) + ", dtype=" + dtypeName(b.dtype) + ")`"
+                    : growingCarryHelp(fn, a, b, next, i));
   }
 }
 
@@ -104,7 +147,13 @@ Value scan(Evaluator& ev, CallArgs& c) {
   Evaluator::Traced t = traceScanBody();
   if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(1)))
     t = traceScanBody();
-  checkCarry("scan", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(0));
+  CarryStep scanStep = [&](const std::vector<AVal>& carryLeaves) {
+    size_t p = 0;
+    Value carry = rebuild(init.def, carryLeaves, p);
+    Evaluator::Traced again = ev.traceFunction(f, {carry, xVal}, a.span(0), "scan body", "the scan carry");
+    return std::vector<AVal>(again.outLeaves.begin(), again.outLeaves.begin() + static_cast<long>(std::min(carryLeaves.size(), again.outLeaves.size())));
+  };
+  checkCarry("scan", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(0), scanStep);
 
   Attrs at;
   at.numConsts = static_cast<int>(t.trace->captured().size());
@@ -142,7 +191,12 @@ Value whileLoop(Evaluator& ev, CallArgs& c) {
   if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(2)))
     std::tie(tc, tb) = traceLoop();
   size_t pos = 0;
-  checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1));
+  CarryStep whileStep = [&](const std::vector<AVal>& carryLeaves) {
+    size_t p = 0;
+    return ev.traceFunction(a.callable(1), {rebuild(init.def, carryLeaves, p)}, a.span(1), "while_loop body",
+                            "the while_loop carry").outLeaves;
+  };
+  checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1), whileStep);
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
   at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
@@ -176,6 +230,14 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
     size_t p = 0;
     return rebuild(init.def, init.leaves, p);
   };
+  // One step of the user's function from a given carry: what a fori_loop carry becomes.
+  CarryStep foriStep = [&](const std::vector<AVal>& carryLeaves) {
+    size_t p = 0;
+    Evaluator::Traced again = ev.traceBody(
+        [&](const std::vector<Value>& params) { return step(*params[0].array, params[1]); },
+        {arr(lo), rebuild(init.def, carryLeaves, p)}, a.span(2), "fori_loop body", "the fori_loop carry");
+    return again.outLeaves;
+  };
   if (lo.isStatic() && hi.isStatic()) {
     int64_t n = std::max<int64_t>(0, hi.concrete->getInt(0) - lo.concrete->getInt(0));
     auto traceStep = [&] {
@@ -194,7 +256,8 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
       t = traceStep();
     std::vector<AVal> initLeaves = concatLeaves({lo}, init.leaves);
     // The user's carry is the second part of ((i, x), None); the index is ours.
-    checkCarry("fori_loop", init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(2));
+    checkCarry("fori_loop", init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(2),
+               foriStep);
     Attrs at;
     at.numConsts = static_cast<int>(t.trace->captured().size());
     at.numCarry = static_cast<int>(initLeaves.size());
@@ -227,7 +290,7 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
   if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(3)))
     std::tie(tc, tb) = traceLoop();
   std::vector<AVal> initLeaves = concatLeaves({lo, hi}, init.leaves);
-  checkCarry("fori_loop", init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(2));
+  checkCarry("fori_loop", init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(2), foriStep);
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
   at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
@@ -349,6 +412,24 @@ void axesForTree(const Value& spec, const TreeDef& def, std::vector<std::optiona
                : "give one int or None per argument, or a tuple of them");
 }
 
+bool isNamedFunction(const Value& f) { return f.kind == ValueKind::Closure && f.closure->name != "<lambda>"; }
+
+/// How a vmap message names each leaf of the arguments: "argument `x`" (the parameter's name
+/// when the function is a closure, else its position), "leaf 1 of argument `t`" in a tuple.
+std::vector<std::string> leafNames(const Value& f, const std::vector<Value>& args) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool named = f.kind == ValueKind::Closure && i < f.closure->params->size() && (*f.closure->params)[i].name != "_";
+    std::string arg = named ? "argument `" + (*f.closure->params)[i].name + "`" : "argument " + std::to_string(i);
+    std::vector<AVal> leaves;
+    TreeDef def;
+    Evaluator::flatten(args[i], leaves, def, Span{}, "vmap argument");
+    for (size_t k = 0; k < leaves.size(); ++k)
+      names.push_back(leaves.size() == 1 && def.kind == TreeDef::Leaf ? arg : "leaf " + std::to_string(k) + " of " + arg);
+  }
+  return names;
+}
+
 }  // namespace
 
 Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
@@ -365,7 +446,8 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   std::vector<std::optional<int64_t>> axes;
   axesForTree(spec, in.def, axes, v.span, "vmap in_axes");
   std::optional<int64_t> size = v.axisSize;
-  std::string sizes;
+  std::string sizeSource = v.axisSize ? "axis_size is " + std::to_string(*v.axisSize) : "";
+  std::vector<std::string> names = leafNames(v.fn, c.pos);
   std::vector<AVal> perLane;
   std::vector<std::optional<int>> inAxes;
   for (size_t i = 0; i < in.leaves.size(); ++i) {
@@ -373,11 +455,13 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     if (axes[i]) {
       int64_t ax = ArrayOps::normAxis(*axes[i], l.type.shape.size(), v.span, "vmap in_axes");
       int64_t n = l.type.shape[ax];
-      sizes += (sizes.empty() ? "" : ", ") + std::string("argument leaf ") + std::to_string(i) + " has size " +
-               std::to_string(n) + " at axis " + std::to_string(ax);
+      std::string thisSize = names[i] + " has size " + std::to_string(n) + " along axis " + std::to_string(ax);
       if (size && *size != n)
-        fail("E0303", c.span, "vmap got inconsistent sizes for the mapped axis: " + sizes +
-                                  (v.axisSize ? " (axis_size=" + std::to_string(*v.axisSize) + ")" : ""));
+        fail("E0303", c.span, "vmap got inconsistent sizes for the mapped axis: " + sizeSource + ", " + thisSize,
+             "every mapped argument must have the same size along its mapped axis; map only the "
+             "arguments that have that axis (in_axes=None for the others)");
+      if (!size) sizeSource = names[i] + (isNamedFunction(v.fn) ? " of `" + v.fn.closure->name + "`" : "") +
+                              " has size " + std::to_string(n) + " along axis " + std::to_string(ax);
       size = n;
       l.type.shape.erase(l.type.shape.begin() + ax);
       inAxes.push_back(static_cast<int>(ax));

@@ -4,12 +4,25 @@
 #include "lang/number_text.hpp"
 
 #include "base/diagnostics.hpp"
+#include "base/suggest.hpp"
 #include "lang/eval_internal.hpp"
 
 namespace scn {
 
 namespace {
 constexpr int kMaxCallDepth = 200;  // nested calls while tracing (recursion guard)
+
+// The builtin that traces a body named `name` ("scan body", "vmapped function"): its first word.
+std::string builtinTracing(const std::string& name) {
+  std::string first = name.substr(0, name.find(' '));
+  return first == "vmapped" ? "vmap" : first;
+}
+
+std::vector<std::string> parameterNames(const Closure& c) {
+  std::vector<std::string> names;
+  for (const Param& p : *c.params) names.push_back(p.name);
+  return names;
+}
 }  // namespace
 
 Value Evaluator::call(const Value& callee, CallArgs& args) {
@@ -47,7 +60,8 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
     size_t i = 0;
     while (i < params.size() && params[i].name != args.kw[k].first) ++i;
     if (i == params.size())
-      fail("E0221", args.kwSpans[k], "`" + c.name + "` has no parameter `" + args.kw[k].first + "`");
+      fail("E0221", args.kwSpans[k], "`" + c.name + "` has no parameter `" + args.kw[k].first + "`",
+           didYouMean(closestNames(args.kw[k].first, parameterNames(c)), "="));
     if (bound[i]) fail("E0215", args.kwSpans[k], "argument `" + args.kw[k].first + "` given twice");
     bound[i] = args.kw[k].second;
     spans[i] = args.kwSpans[k];
@@ -75,22 +89,25 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
 
 Value Evaluator::callClosure(const std::shared_ptr<Closure>& c, CallArgs& args) {
   std::vector<Value> bound = bindParams(*c, args);
-  if (tracer_.tracing()) return inlineClosure(*c, std::move(bound));
-  return callCompiled(c, std::move(bound), args.span);
+  Span site = args.fromHost ? Span{} : args.span;
+  if (tracer_.tracing()) return inlineClosure(*c, std::move(bound), site);
+  return callCompiled(c, std::move(bound), args.span, site);
 }
 
-Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound) {
-  if (++depth_ > kMaxCallDepth) {
-    depth_ = 0;
+Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound, Span site) {
+  if (frames_.size() >= static_cast<size_t>(kMaxCallDepth))
     fail("E0104", c.span, "calls nest deeper than " + std::to_string(kMaxCallDepth) +
                               " levels while tracing `" + c.name + "` (recursion?)",
          "functions are inlined when traced; recursion needs a static base case, or use "
          "`while_loop` / `scan`");
-  }
-  struct DepthGuard {
-    int& d;
-    ~DepthGuard() { if (d > 0) --d; }
-  } guard{depth_};
+  frames_.push_back({&c, &bound, site, std::exchange(givenTo_, {})});
+  struct FrameEnd {
+    Evaluator& ev;
+    ~FrameEnd() {
+      ev.givenTo_ = std::move(ev.frames_.back().givenTo);  // for the body's next call
+      ev.frames_.pop_back();
+    }
+  } frameEnd{*this};
   Running running{running_, c.program};
   auto scope = std::make_shared<Env>(c.env, true);
   ScopeEnd end{scopes_, scope};
@@ -98,7 +115,8 @@ Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound) {
     if ((*c.params)[i].name != "_") scope->define((*c.params)[i].name, bound[i]);
   try {
     return eval(*c.body, scope);
-  } catch (const UserError&) {
+  } catch (UserError& e) {
+    addCallChain(e.diag);
     keepForError(c.program);  // the closure may be a temporary that the unwinding frees
     throw;
   }
@@ -143,6 +161,12 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
   }
   t.trace->func().params.clear();
   Value result;
+  std::string saved = std::exchange(givenTo_, builtinTracing(name));
+  struct Restore {
+    std::string& slot;
+    std::string saved;
+    ~Restore() { slot = std::move(saved); }
+  } restore{givenTo_, std::move(saved)};
   tracer_.withTrace(*t.trace, [&] {
     result = body(params);
     flatten(result, t.outLeaves, t.outTree, span, (name + " result").c_str());

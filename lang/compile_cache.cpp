@@ -209,7 +209,8 @@ std::vector<Array> concreteArguments(const std::vector<Param>& params, const std
 
 // A call of a closure outside a trace: the key of its signature, the compiled entry for it
 // (traced now when there is none), and a run of that entry.
-Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span) {
+Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vector<Value> bound, Span span,
+                              Span site) {
   CallSignature sig;
   std::string key = signatureKey(*closure->params, bound, span, sig);
   CallRecord rec;
@@ -222,13 +223,13 @@ Value Evaluator::callCompiled(const std::shared_ptr<Closure>& closure, std::vect
     if (!stale.empty()) rec.retrace = stale;
     else if (!fnCache.lastTraced.keyParts.empty() || fnCache.traces > 0)
       rec.retrace = retraceReason(*closure, sig, fnCache.lastTraced);
-    entry = traceCompiled(*closure, bound, span, key, fnCache, rec);
+    entry = traceCompiled(*closure, bound, span, site, key, fnCache, rec);
     fnCache.lastTraced = sig;
     ++fnCache.traces;
   }
   // A function that returns functions (a combinator such as `|f| |v| f(f(v))`) has nothing
   // to compile: it runs eagerly, as Python code around jax.jit would.
-  if (!entry) return inlineClosure(*closure, bound);
+  if (!entry) return inlineClosure(*closure, bound, site);
   return runCompiled(*entry, *closure->params, bound, span, rec);
 }
 
@@ -252,7 +253,7 @@ std::vector<std::string> Evaluator::compiledSignatures(const Closure* c) const {
 }
 
 const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std::vector<Value>& bound,
-                                                    Span span, const std::string& key,
+                                                    Span span, Span site, const std::string& key,
                                                     FnCache& fnCache, CallRecord& rec) {
   auto t0 = std::chrono::steady_clock::now();
   // Record every outer variable the body reads (Note [Captured variables]).
@@ -269,7 +270,7 @@ const Evaluator::Compiled* Evaluator::traceCompiled(const Closure& c, const std:
   std::vector<int> paramVars;
   std::vector<Value> abstractArgs = abstractArguments(c, bound, span, trace, paramVars);
   Value result;
-  tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs); });
+  tracer_.withTrace(trace, [&] { result = inlineClosure(c, abstractArgs, site); });
   if (!isPytree(result)) return nullptr;
   std::vector<AVal> outLeaves;
   TreeDef outTree;

@@ -18,6 +18,8 @@
 
 namespace scn {
 
+struct Diagnostic;
+
 /// A lexical scope. A function body's scope is a boundary: `x = e` cannot rebind past it.
 class Env {
  public:
@@ -84,6 +86,7 @@ struct CallArgs {
   std::vector<std::pair<std::string, Value>> kw;
   std::vector<Span> kwSpans;
   Span span;  // the whole call
+  bool fromHost = false;  // an embedding host's call: its call chain ends "from the host"
 };
 
 /// A pytree's structure: leaves are arrays; inner nodes tuples; None is an empty node.
@@ -206,8 +209,9 @@ class Evaluator {
 
  private:
   Value callClosure(const std::shared_ptr<Closure>& c, CallArgs& args);
-  Value inlineClosure(const Closure& c, std::vector<Value> bound);
-  Value callCompiled(const std::shared_ptr<Closure>& c, std::vector<Value> bound, Span span);
+  Value inlineClosure(const Closure& c, std::vector<Value> bound, Span site);
+  /// `site` is where the call is (invalid for the host's), `span` where its errors point.
+  Value callCompiled(const std::shared_ptr<Closure>& c, std::vector<Value> bound, Span span, Span site);
   Value callVmap(const VmapFn& v, CallArgs& args);
   std::vector<Value> bindParams(const Closure& c, CallArgs& args);
   Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
@@ -262,7 +266,7 @@ class Evaluator {
   const Compiled* lookUpCompiled(FnCache& fnCache, const std::string& key, std::string& stale);
   /// Traces `c` for the call's signature and stores the entry; null when the result is not a
   /// pytree (nothing to compile).
-  const Compiled* traceCompiled(const Closure& c, const std::vector<Value>& bound, Span span,
+  const Compiled* traceCompiled(const Closure& c, const std::vector<Value>& bound, Span span, Span site,
                                 const std::string& key, FnCache& fnCache, CallRecord& rec);
   /// Runs an entry on the call's arguments, records the call (--stats) and rebuilds the result.
   Value runCompiled(const Compiled& entry, const std::vector<Param>& params,
@@ -282,7 +286,17 @@ class Evaluator {
   std::vector<std::shared_ptr<const Program>> errorSources_;
   std::vector<CallRecord> records_;
   PrintOptions printOptions_;
-  int depth_ = 0;
+  /// A closure call being evaluated: a line of an error's call chain (Note [Call chains]).
+  struct CallFrame {
+    const Closure* closure;
+    const std::vector<Value>* args;
+    Span site;            // the call; invalid when the host made it
+    std::string givenTo;  // "scan" when the closure is the function a builtin traces
+  };
+  /// Appends the call chain of the frames now running to an error leaving them, once.
+  void addCallChain(Diagnostic& d) const;
+  std::vector<CallFrame> frames_;  // the calls running now, outermost first
+  std::string givenTo_;            // the builtin whose traceBody makes the next call
   CaptureLog* captures_ = nullptr;  // set while tracing a function for the compile cache
 };
 

@@ -7,6 +7,7 @@
 
 #include "base/diagnostics.hpp"
 #include "lang/eval_internal.hpp"
+#include "lang/name_hints.hpp"
 
 namespace scn {
 
@@ -57,8 +58,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
         v.builtin = &it->second;
         return v;
       }
-      fail("E0106", e.span, "unknown name `" + n.name + "`",
-           "define it with `let " + n.name + " = ...` or `fn " + n.name + "(...)` before this line");
+      fail("E0106", e.span, "unknown name `" + n.name + "`", unknownNameHelp(n.name, *env));
     }
     case ExprKind::Tuple: {
       std::vector<Value> xs;
@@ -242,6 +242,7 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
 }
 
 Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
+  rejectModulePrefix(e, *env);  // `jnp.sum`: Note [Name hints]
   Value base = eval(*e.base, env);
   if (!base.isArray())
     fail("E0214", e.span, "`." + e.attr + "` needs an array, got " + describe(base));

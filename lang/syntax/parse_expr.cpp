@@ -183,6 +183,7 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
   while (!at(TokenKind::RParen)) {
     Argument a;
     Span start = peek().span;
+    rejectStarArgument();
     if (at(TokenKind::Ident) && peek(1).kind == TokenKind::Eq) {
       Token k = take();
       take();
@@ -320,6 +321,7 @@ ExprPtr Parser::parsePrimary() {
   if (k == K::KwNone) return std::make_unique<NoneExpr>(take().span);
   if (k == K::Ident) {
     Token n = take();
+    rejectPythonKeyword(n);
     auto node = std::make_unique<NameExpr>(n.span);
     node->name = std::string(n.span.text());
     return node;

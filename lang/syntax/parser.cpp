@@ -196,14 +196,8 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
       if (isCloser(t.kind))
         fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
              "remove it, or check the brackets before it");
-      std::string help = "put each statement on its own line, or separate them with `;`";
-      if (!out.empty() && out.back()->kind == StmtKind::Expr) {
-        const Expr& e = *static_cast<const ExprStmt&>(*out.back()).expr;
-        if (e.kind == ExprKind::Name && static_cast<const NameExpr&>(e).name == "return")
-          help = "scn has no `return`: the last expression of a block is its value";
-      }
       fail("E0019", t.span, "expected `;` or a line break after the statement, found " + describe(t),
-           help);
+           "put each statement on its own line, or separate them with `;`");
     } catch (ParseAbort&) {
       if (stopped_) throw;
       synchronize(brackets_ - mark);
@@ -276,6 +270,7 @@ std::vector<Param> Parser::parseParams(TokenKind close) {
     Param p;
     p.span = peek().span;
     p.isStatic = accept(TokenKind::KwStatic);
+    rejectStarParameter();
     if (!at(TokenKind::Ident) && !at(TokenKind::Underscore))
       expected(p.isStatic ? "a parameter name after `static`" : "a parameter name");
     Token name = take();

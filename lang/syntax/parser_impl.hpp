@@ -106,6 +106,14 @@ class Parser {
   ExprPtr parseField(ExprPtr base);
   IndexItem parseIndexItem();
 
+  // ---- Python forms (python_forms.cpp) ----
+  /// E0027 for `def f`, `lambda x:` and `return x`, which Python writes and scn does not.
+  void rejectPythonKeyword(const Token& name);
+  /// E0027 for `*args` / `**kwargs` at the start of a parameter.
+  void rejectStarParameter();
+  /// E0027 for `*xs` / `**kw` at the start of a call argument.
+  void rejectStarArgument();
+
   // ---- nesting (parse_expr.cpp) ----
   /// Counts one level of nesting (and of tree depth) while alive; fails past the limits.
   struct Nest {

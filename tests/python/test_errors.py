@@ -33,6 +33,21 @@ def test_notes_and_help(ctx):
     assert all(isinstance(n, scn.Note) for n in e.notes)
 
 
+def test_call_chain_ends_with_the_host_call(ctx):
+    # Note [Call chains]: the notes name each call down to the failing op, the last one the
+    # host's call with the signature it was traced for.
+    ctx.run("fn inner(a, b) = a + b\nfn outer(x, y) = inner(x, y * 2.0)", "chain.scn")
+    with pytest.raises(scn.Error) as info:
+        ctx.outer(np.zeros(3, np.float32), np.zeros(4, np.float32))
+    e = info.value
+    assert e.code == "E0203"
+    assert [n.message for n in e.notes] == [
+        "in a call of inner(f32[3], f32[4]) at chain.scn:2:18",
+        "called from outer(f32[3], f32[4]), called by the host",
+    ]
+    assert "note: called from outer(f32[3], f32[4]), called by the host" in str(e)
+
+
 def test_wrong_argument_count(ctx):
     ctx.run("fn f(x) = x")
     with pytest.raises(scn.Error) as info:

@@ -269,6 +269,38 @@ TEST(ApiCpp, TraceErrorReachesCallbackWithLocation) {
   EXPECT_TRUE(h.ctx.lastError().empty());
 }
 
+// Note [Call chains]: the notes of an error name each call down to the failing op; the last
+// one is the host's call, with the signature it was traced for.
+TEST(ApiCpp, CallChainEndsWithTheHostsCall) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn inner(a, b) = a + b\nfn outer(x, y) = inner(x, y * 2.0)\n", "chain.scn"));
+  std::vector<float> a(4, 1.0f), b(3, 1.0f);
+  auto r = h.ctx.call("outer", {scn::ArrayView::of(a.data(), {4}), scn::ArrayView::of(b.data(), {3})});
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(h.diags.size(), 1u);
+  const scn::DiagnosticRecord& d = h.diags[0];
+  EXPECT_EQ(d.code, "E0203");
+  EXPECT_EQ(d.line, 1);
+  ASSERT_EQ(d.notes.size(), 2u);
+  EXPECT_EQ(d.notes[0].message, "in a call of inner(f32[4], f32[3]) at chain.scn:2:18");
+  EXPECT_EQ(d.notes[1].message, "called from outer(f32[4], f32[3]), called by the host");
+  EXPECT_NE(d.rendered.find("\nnote: in a call of inner(f32[4], f32[3]) at chain.scn:2:18\n"
+                            "note: called from outer(f32[4], f32[3]), called by the host\n"),
+            std::string::npos)
+      << d.rendered;
+}
+
+TEST(ApiCpp, HostCallOfTheFailingFunctionItself) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn add(x, y) = x + y\n", "add.scn"));
+  std::vector<float> a(4, 1.0f), b(3, 1.0f);
+  auto r = h.ctx.call("add", {scn::ArrayView::of(a.data(), {4}), scn::ArrayView::of(b.data(), {3})});
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(h.diags.size(), 1u);
+  ASSERT_EQ(h.diags[0].notes.size(), 1u);
+  EXPECT_EQ(h.diags[0].notes[0].message, "in a call of add(f32[4], f32[3]) from the host");
+}
+
 TEST(ApiCpp, SyntaxErrorOnLoad) {
   Host h;
   scn::Status s = h.ctx.load("let a = 1\nlet b = (a +\n", "broken.scn");

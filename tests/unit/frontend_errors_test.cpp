@@ -202,6 +202,26 @@ TEST(SyntaxErrors, E0019_JunkAfterStatement) {
             "help: put each statement on its own line, or separate them with `;`\n");
 }
 
+TEST(SyntaxErrors, E0027_PythonForms) {
+  EXPECT_EQ(errors("def f(x):\n  x"),
+            "t.scn:1:1: error[E0027]: `def` is Python; scn defines a function with `fn`\n"
+            " 1 | def f(x):\n"
+            "   | ^~~\n"
+            "help: write `fn f(a, b) = a + b`, or `fn f(a, b) { ... }` for a body of several lines\n");
+  EXPECT_EQ(errors("let g = lambda: 0"),
+            "t.scn:1:9: error[E0027]: `lambda` is Python; scn writes a function value between bars\n"
+            " 1 | let g = lambda: 0\n"
+            "   |         ^~~~~~\n"
+            "help: write `|x| x + 1`, `|a, b| a * b`, or `|| 0` for no parameters\n");
+  EXPECT_EQ(errors("f(**opts)"),
+            "t.scn:1:3: error[E0027]: scn has no keyword-argument unpacking `**opts`\n"
+            " 1 | f(**opts)\n"
+            "   |   ^~~~~~\n"
+            "help: pass each keyword argument by name, e.g. `f(x, axis=0)`\n");
+  // The same words as plain names, not followed by what Python puts after them, still parse.
+  EXPECT_EQ(errors("let def = 1\nlet lambda = def + 1\nprint(lambda, def)\nlet return = 2\nreturn * 2"), "");
+}
+
 TEST(SyntaxErrors, E0020_DuplicateParameter) {
   EXPECT_EQ(errors("fn f(a, a) = 1"),
             "t.scn:1:9: error[E0020]: parameter `a` is declared twice\n"
@@ -369,11 +389,11 @@ TEST(SyntaxErrors, HelpfulHints) {
             "   |               ^~~~~\n"
             "help: a loop is written `for i in 0..n { ... }` or `for x in t { ... }`\n");
   EXPECT_EQ(errors("fn f(x) { return x }"),
-            "t.scn:1:18: error[E0019]: expected `;` or a line break after the statement, found "
-            "`x`\n"
+            "t.scn:1:11: error[E0027]: scn has no `return`\n"
             " 1 | fn f(x) { return x }\n"
-            "   |                  ^\n"
-            "help: scn has no `return`: the last expression of a block is its value\n");
+            "   |           ^~~~~~\n"
+            "help: the last expression of a block is its value: write the value alone as the "
+            "block's last line\n");
   EXPECT_EQ(errors("let f = fn(x) x"),
             "t.scn:1:9: error[E0010]: expected an expression, found keyword `fn`\n"
             " 1 | let f = fn(x) x\n"

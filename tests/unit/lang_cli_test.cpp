@@ -93,8 +93,8 @@ TEST(CliOutput, TheReplReportsAFailedWriteAndGoesOn) {
   EXPECT_EQ(r.out, "0\n");
   std::string header = "error[E0513]: cannot write to standard output: No space left on device\n";
   // Both answers fail to be written, and the session is still there for the third entry.
-  EXPECT_EQ(r.err.rfind("<repl>:1:1: " + header + " 1 | print(1)\n   | ^~~~~~~~\n" + kFullHelp +
-                            "scn: " + header + kFullHelp + "<repl>:1:1: error[",
+  EXPECT_EQ(r.err.rfind("<repl:1>:1:1: " + header + " 1 | print(1)\n   | ^~~~~~~~\n" + kFullHelp +
+                            "scn: " + header + kFullHelp + "<repl:3>:1:1: error[",
                         0),
             0u)
       << r.err;

@@ -233,7 +233,7 @@ TEST(Cli, ReplCtrlCStopsAnEntryAndTheSessionGoesOn) {
   out += Child::drain(c.out);
   std::string err = Child::drain(c.err);
   EXPECT_EQ(code, 0);
-  EXPECT_NE(err.find("<repl>:1:20: error[E0507]: interrupted"), std::string::npos) << err;
+  EXPECT_NE(err.find("<repl:3>:1:20: error[E0507]: interrupted"), std::string::npos) << err;
   EXPECT_NE(out.find("\n42\n"), std::string::npos) << out;
 }
 
