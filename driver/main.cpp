@@ -227,10 +227,10 @@ int runCommand(int argc, char** argv) {
       std::string device = r.device ? std::to_string(r.devicePeakBytes) + "B" : "none";
       std::fprintf(stderr,
                    "stats: %s %s backend=%s trace=%.2fms optimise=%.2fms codegen=%.2fms run=%.3fms "
-                   "kernels=%d peak=%s device=%s copied=%zuB%s\n",
+                   "kernels=%d peak=%s device=%s copied=%zuB in-place=%lld%s\n",
                    r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs,
                    r.optimiseMs, r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(),
-                   r.copiedBytes, cacheState(r));
+                   r.copiedBytes, static_cast<long long>(r.inPlaceUpdates), cacheState(r));
     }
   }
   return ok ? 0 : 1;

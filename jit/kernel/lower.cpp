@@ -300,7 +300,7 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
       case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
       case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-      case OpCategory::Reverse: case OpCategory::DynamicSlice: {
+      case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Gather: {
         int v = e.outputs[0];
         if (!mat_[v]) break;
         if (hasPlaced_[v]) {
@@ -347,6 +347,7 @@ std::vector<Loc> FuncLowering::run() {
       }
       case OpCategory::DotGeneral: lowerDot(e, outputLoc(e.outputs[0])); break;
       case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
+      case OpCategory::Scatter: lowerScatter(i, e); break;
       case OpCategory::Scan: lowerScan(i, e); break;
       case OpCategory::While: lowerWhile(i, e); break;
       case OpCategory::Cond: lowerCond(i, e); break;
