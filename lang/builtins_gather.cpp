@@ -51,8 +51,8 @@ TakeMode takeMode(const Args& a, size_t i, const char* fn) {
   if (m == "fill") return TakeMode::Fill;
   if (m == "clip") return TakeMode::Clip;
   if (m == "wrap") return TakeMode::Wrap;
-  fail("E0248", a.span(i), std::string(fn) + " got an unknown mode " + (m.empty() ? describe(v) : "'" + m + "'"),
-       "mode is one of 'fill', 'clip', 'wrap'");
+  fail("E0248", a.span(i), std::string(fn) + " got an unknown mode " + (m.empty() ? describe(v) : "\"" + m + "\""),
+       "mode is one of \"fill\", \"clip\", \"wrap\"");
 }
 
 AVal defaultTakeFill(DType t) {
@@ -194,14 +194,14 @@ BuiltinDefs gatherBuiltins() {
   return {{},
           {
               {"take(a, indices, axis=None, mode=None, fill_value=None)",
-               "the elements of a at indices along axis (of the flattened a when None); out of range: "
-               "fill_value (mode 'fill', the default; NaN for floats), clamped ('clip') or wrapped ('wrap')",
+               "the elements of a at indices along axis (of the flattened a when None), out of range: "
+               "fill_value (mode \"fill\", the default, NaN for floats), clamped (\"clip\") or wrapped (\"wrap\")",
                take},
               {"take_along_axis(arr, indices, axis, mode=None, fill_value=None)",
                "the elements of arr at indices along axis, arr and indices broadcast on the other axes",
                takeAlongAxis},
               {"segment_sum(data, segment_ids, num_segments=None)",
-               "the sums of the rows of data with each segment id (num_segments rows; needed in a fn)",
+               "the sums of the rows of data with each segment id (num_segments rows, needed in a fn)",
                segmentReduction<Op::ScatterAdd>},
               {"segment_max(data, segment_ids, num_segments=None)",
                "the maxima of the rows of data with each segment id (-inf or the lowest integer when empty)",
@@ -210,7 +210,7 @@ BuiltinDefs gatherBuiltins() {
                "the minima of the rows of data with each segment id (inf or the highest integer when empty)",
                segmentReduction<Op::ScatterMin>},
               {"bincount(x, weights=None, minlength=0, length=None)",
-               "the number of times each value 0..length-1 occurs in x (or the sum of its weights); "
+               "the number of times each value 0..length-1 occurs in x (or the sum of its weights), "
                "length is needed in a fn",
                bincount},
           }};

@@ -303,7 +303,7 @@ AVal gatherIndexed(Evaluator& ev, const AVal& x, const std::vector<IndexArg>& ar
     if (!fill && numElements(r) > 0)
       fail("E0253", span, "cannot gather from an empty axis: indexing " + surfaceTypeString(x) +
                               " at positions of shape " + shapeString(p.points),
-           "an index into an axis of size 0 is always out of range; pass mode='fill' to read a fill value");
+           "an index into an axis of size 0 is always out of range; read with x.at[i].get(mode=\"fill\") for a fill value");
     AVal v = fill ? *fill : weakInt(0);
     return ev.ops().full(r, ev.ops().convert(v, x.type.dtype, span), span);
   }

@@ -143,8 +143,8 @@ bool clampsIndices(const Args& a, size_t i, bool isRead, const std::string& what
   std::string mode = v.kind == ValueKind::String ? v.str : "";
   if (mode == "clip" || mode == "promise_in_bounds") return true;
   if (mode == "drop" || mode == "fill") return false;
-  fail("E0248", a.span(i), what + " got an unknown mode " + (v.kind == ValueKind::String ? "'" + mode + "'" : describe(v)),
-       "mode is one of 'clip', 'drop', 'fill', 'promise_in_bounds'");
+  fail("E0248", a.span(i), what + " got an unknown mode " + (v.kind == ValueKind::String ? "\"" + mode + "\"" : describe(v)),
+       "mode is one of \"clip\", \"drop\", \"fill\", \"promise_in_bounds\"");
 }
 
 Op scatterOpOf(const std::string& method) {
