@@ -99,8 +99,9 @@ std::vector<AVal> maskCoordinates(const IndexArg& a, const Shape& shape, int64_t
   Shape covered(shape.begin() + axis, shape.begin() + axis + static_cast<int64_t>(m.type.shape.size()));
   if (covered != m.type.shape)
     fail("E0247", a.span, "boolean index of shape " + shapeString(m.type.shape) +
-                              " does not match the indexed axes " + shapeString(covered) + " of " +
-                              shapeString(shape));
+                              " does not match the indexed axes " + shapeString(covered) +
+                              " of an array of shape " + shapeString(shape),
+         "a mask has the shape of the axes it selects from (NumPy's rule)");
   std::vector<std::vector<int64_t>> coords(m.type.shape.size());
   std::vector<int64_t> strides(m.type.shape.size(), 1);
   for (size_t d = strides.size(); d-- > 1;) strides[d - 1] = strides[d] * m.type.shape[d];
