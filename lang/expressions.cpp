@@ -7,6 +7,7 @@
 
 #include "base/diagnostics.hpp"
 #include "lang/eval_internal.hpp"
+#include "lang/methods.hpp"
 
 namespace scn {
 
@@ -256,7 +257,7 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
   if (e.attr == "at")
     fail("E0247", e.span, "`x.at` must be indexed and updated: `x.at[i].set(v)`",
          "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
-  if (builtins().count(e.attr) && arrayMemberHelp(e.attr).find("`." + e.attr + "()`") != std::string::npos)
+  if (isArrayMethod(e.attr))
     fail("E0214", e.span, "`." + e.attr + "` is a method of arrays: call it, `x." + e.attr + "()`");
   fail("E0214", e.span, "arrays have no attribute `" + e.attr + "`", arrayMemberHelp(e.attr));
 }

@@ -6,6 +6,7 @@
 #include "base/diagnostics.hpp"
 #include "lang/builtin_args.hpp"
 #include "lang/gather_index.hpp"
+#include "lang/methods.hpp"
 
 namespace scn {
 
@@ -51,6 +52,8 @@ size_t editDistance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+bool isArrayMethod(const std::string& name) { return isMethod(name); }
+
 std::string arrayMemberHelp(const std::string& name) {
   std::vector<std::string> all, close;
   for (const char* m : kAttributeNames) all.push_back(m);
@@ -60,15 +63,13 @@ std::string arrayMemberHelp(const std::string& name) {
     std::string bare = m.substr(0, m.find('('));
     if (editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3)) close.push_back("`." + m + "`");
   }
-  std::string list;
-  for (const std::string& m : all) list += (list.empty() ? "." : " .") + m;
-  if (close.empty()) return "arrays have: " + list;
+  if (close.empty())
+    return "arrays have .shape .ndim .size .dtype .T .at and the methods of the array builtins JAX has "
+           "as methods (`x.sum()`, `x.reshape(...)`; docs/language.md, Methods)";
   std::string dym;
   for (size_t i = 0; i < close.size(); ++i) dym += (i ? " or " : "") + close[i];
-  return "did you mean " + dym + "? arrays have: " + list;
+  return "did you mean " + dym + "?";
 }
-
-bool isArrayMethodName(const std::string& name) { return isMethod(name); }
 
 Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
   const auto& m = static_cast<const AttrExpr&>(*e.callee);

@@ -83,9 +83,15 @@ void FuncLowering::lowerScatter(size_t ei, const Eqn& e) {
   std::vector<ExprP> w = parallelIndex(window, ker);
   int b = newLocal(ker, DType::I64);
   std::vector<ExprP> bix = delinearise(local(b, DType::I64), B), pos, uix = bix;
+  std::vector<Stmt> body;
+  auto named = [&](DType t, ExprP v) {  // a local holding v, so the body reads it once
+    int l = newLocal(ker, t);
+    body.push_back(let(l, std::move(v)));
+    return local(l, t);
+  };
   ExprP inRange;
   for (size_t d = 0; d < k; ++d) {
-    ExprP i = wrappedIndex(gen(e.inputs[2 + d], bix), s[d]);
+    ExprP i = named(DType::I64, wrappedIndex(gen(e.inputs[2 + d], bix), s[d]));
     ExprP ok = opExpr(Op::And, DType::Bool, {opExpr(Op::Ge, DType::Bool, {i, idx(0)}),
                                              opExpr(Op::Lt, DType::Bool, {i, idx(s[d])})});
     inRange = inRange ? opExpr(Op::And, DType::Bool, {inRange, ok}) : ok;
@@ -93,12 +99,13 @@ void FuncLowering::lowerScatter(size_t ei, const Eqn& e) {
   }
   pos.insert(pos.end(), w.begin(), w.end());
   uix.insert(uix.end(), w.begin(), w.end());
-  ExprP at = linearIndex(pos, s);
-  ExprP old = load(out.buffer, t.dtype, offsetPlus(out, at));
+  ExprP at = named(DType::I64, linearIndex(pos, s));
+  ExprP old = named(t.dtype, load(out.buffer, t.dtype, offsetPlus(out, at)));
   ExprP u = gen(e.inputs[1], uix);
   std::optional<Op> comb = opInfo(e.op).combiner;
   ExprP updated = comb ? opExpr(*comb, t.dtype, {old, u}) : u;
-  ker.body.push_back(loop(b, numElements(B), {store(out, at, opExpr(Op::Select, t.dtype, {inRange, updated, old}))}));
+  body.push_back(store(out, at, opExpr(Op::Select, t.dtype, {inRange, updated, old})));
+  ker.body.push_back(loop(b, numElements(B), std::move(body)));
   pb_.launch(std::move(ker));
 }
 
