@@ -84,10 +84,10 @@ void FuncLowering::lowerScatter(size_t ei, const Eqn& e) {
   int b = newLocal(ker, DType::I64);
   std::vector<ExprP> bix = delinearise(local(b, DType::I64), B), pos, uix = bix;
   std::vector<Stmt> body;
-  auto named = [&](DType t, ExprP v) {  // a local holding v, so the body reads it once
-    int l = newLocal(ker, t);
+  auto named = [&](DType dt, ExprP v) {  // a local holding v, so the body reads it once
+    int l = newLocal(ker, dt);
     body.push_back(let(l, std::move(v)));
-    return local(l, t);
+    return local(l, dt);
   };
   ExprP inRange;
   for (size_t d = 0; d < k; ++d) {

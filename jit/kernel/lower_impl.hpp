@@ -86,6 +86,8 @@ class FuncLowering {
   void boundFusedSize();
   bool isFusibleEqn(const Eqn& e) const;
   bool needsBuffer(const Eqn& e, size_t input) const;
+  /// Whether var v is computed from var `target` (through any equations).
+  bool readsVar(int v, int target) const;
   const std::vector<int>& leaves(int v);
   Loc outputLoc(int v);
   /// A carry slot for var `init`: its own slot when it is dead (stolen), else a fresh slot
