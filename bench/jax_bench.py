@@ -173,7 +173,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "L"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -230,6 +230,22 @@ def main():
             ms, k, c, _ = measure(fn, args, runs, 0.3)
             emit("M", name, f"2^{n.bit_length() - 1}", ms, k, c)
         del x, y
+    if "G" in only:  # issue 16: gather, scatter-add histogram, in-place scan (bench/scn_bench.cpp)
+        table, points, steps = (18, 16, 12) if quick else (24, 22, 16)
+        k1, k2, k3 = jax.random.split(jax.random.PRNGKey(3), 3)
+        t = jax.random.normal(k1, (2**table,), dtype=jnp.float32)
+        i = jax.random.randint(k2, (2**points,), 0, 2**table, dtype=jnp.int32)
+        v = jax.random.randint(k3, (2**points,), 0, 4096, dtype=jnp.int32)
+        fill = lambda t0, xs: lax.scan(lambda c, k: (c.at[k].set(k % 7), None), t0, xs)[0]
+        for name, size, fn, args in (
+                ("gather", f"2^{points} of 2^{table}", lambda t, i: t[i], (t, i)),
+                ("scatter-add histogram", f"2^{points} into 2^12",
+                 lambda v: jnp.zeros(4096, jnp.int32).at[v].add(1), (v,)),
+                ("scan .at[k].set", f"2^{steps} steps", fill,
+                 (jnp.zeros(2**steps, jnp.int32), jnp.arange(2**steps, dtype=jnp.int32)))):
+            ms, k, c, _ = measure(fn, args, runs, 0.3)
+            emit("G", name, size, ms, k, c)
+        del t, i, v
 
     if "L" in only:
         n = 10**6

@@ -24,7 +24,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,L,S";
+  std::string only = "P,W1,W2,W3,A,M,G,L,S";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -280,6 +280,29 @@ void mathMaps(Session& s, const Options& o) {
   global(s, "bench_m_y", "0");
 }
 
+/// Issue 16: a gather of 2^22 random indices from a 2^24 table, a scatter-add histogram of 2^22
+/// values into 2^12 bins, and a 2^16-step scan writing its 2^16 carry table with `.at[k].set`
+/// (in place: no copy per step). bench/jax_bench.py has the same three (group G).
+void gatherScatter(Session& s, const Options& o) {
+  int table = o.quick ? 18 : 24, points = o.quick ? 16 : 22, steps = o.quick ? 12 : 16;
+  auto p2 = [](int k) { return "2**" + std::to_string(k); };
+  if (!s.run("<bench>", "fn bench_gather(t, i) = t[i]\n"
+                        "fn bench_hist(v) = zeros(4096, dtype=i32).at[v].add(1)\n"
+                        "fn bench_fill(t, xs) = scan(|t, k| (t.at[k].set(k % 7), ()), t, xs=xs).0\n"))
+    die("bench definitions failed");
+  Value t = global(s, "bench_g_t", "normal(key(3), (" + p2(table) + ",))");
+  Value i = global(s, "bench_g_i", "astype(uniform(key(4), (" + p2(points) + ",), maxval=" + p2(table) + " * 1.0), i32)");
+  Value v = global(s, "bench_g_v", "astype(uniform(key(5), (" + p2(points) + ",), maxval=4096.0), i32)");
+  Value t0 = global(s, "bench_g_t0", "zeros(" + p2(steps) + ", dtype=i32)");
+  Value xs = global(s, "bench_g_xs", "arange(" + p2(steps) + ")");
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "bench_gather", {t, i}, rec("scn", "G", "gather", "2^" + std::to_string(points) + " of 2^" + std::to_string(table))));
+  vs.push_back(prepare(s, "bench_hist", {v}, rec("scn", "G", "scatter-add histogram", "2^" + std::to_string(points) + " into 2^12")));
+  vs.push_back(prepare(s, "bench_fill", {t0, xs}, rec("scn", "G", "scan .at[k].set", "2^" + std::to_string(steps) + " steps")));
+  runGroup(std::move(vs), o, 0.3);
+  for (const char* g : {"bench_g_t", "bench_g_i", "bench_g_v", "bench_g_t0", "bench_g_xs"}) global(s, g, "0");
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -353,7 +376,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,L,S] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -363,6 +386,7 @@ int main(int argc, char** argv) {
   if (o.want("W3")) w3(*s, o);
   if (o.want("A")) assocScans(*s, o);
   if (o.want("M")) mathMaps(*s, o);
+  if (o.want("G")) gatherScatter(*s, o);
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
   return 0;

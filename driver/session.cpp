@@ -191,6 +191,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     rec->backend = c.backend;
     rec->runMs = rs.runMs;
     rec->copiedBytes = rs.copiedBytes;
+    rec->inPlaceUpdates = rs.inPlaceUpdates;
     rec->device = c.device;
     rec->measured = c.backend.rfind("interp", 0) != 0;  // the interpreter does not measure
     if (c.device) {

@@ -42,6 +42,7 @@ const SummaryField kSummaryFields[] = {
     {"device-peak", Combine::Max, Unit::Bytes, [](const CallRecord& r) { return double(r.devicePeakBytes); },
      true},
     {"copied", Combine::Sum, Unit::Bytes, [](const CallRecord& r) { return double(r.copiedBytes); }, true},
+    {"in-place", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.inPlaceUpdates); }, true},
 };
 constexpr size_t kFieldCount = sizeof kSummaryFields / sizeof kSummaryFields[0];
 
@@ -69,9 +70,10 @@ std::string formatCallStats(const CallRecord& r) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "stats: %s %s backend=%s trace=%.2fms optimise=%.2fms codegen=%.2fms run=%.3fms "
-                "kernels=%d peak=%s device=%s copied=%zuB%s",
+                "kernels=%d peak=%s device=%s copied=%zuB in-place=%lld%s",
                 r.fn.c_str(), r.traced ? "traced" : "cached", r.backend.c_str(), r.traceMs, r.optimiseMs,
-                r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(), r.copiedBytes, cacheState(r));
+                r.codegenMs, r.runMs, r.kernels, peak.c_str(), device.c_str(), r.copiedBytes,
+                static_cast<long long>(r.inPlaceUpdates), cacheState(r));
   std::string line = buf;
   if (!r.signature.empty()) line += " sig=" + r.signature;
   if (!r.retrace.empty()) line += " retraced: " + r.retrace;

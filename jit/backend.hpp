@@ -33,6 +33,9 @@ struct RunStats {
   /// Arguments the caller passed in host memory are not counted.
   size_t peakBytes = 0;
   size_t copiedBytes = 0;  // bytes copied for loop carries (the goal is 0)
+  /// Updates (scatters, dynamic_update_slice) written into their dead operand's buffer instead
+  /// of a copy of it: copies avoided (kir::Program::inPlaceUpdates; 0 on the interpreter).
+  int64_t inPlaceUpdates = 0;
 };
 
 /// Thrown by a backend's compile for an op it cannot lower, so the caller can fall back to the

@@ -121,6 +121,8 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::Reverse: return {reverseOp(in[0], e.attrs, out[0])};
     case OpCategory::DynamicSlice: return {dynamicSliceOp(in, out[0])};
     case OpCategory::DynamicUpdateSlice: return {dynamicUpdateSliceOp(in, out[0])};
+    case OpCategory::Gather: return {gatherOp(in, out[0])};
+    case OpCategory::Scatter: return {scatterOp(e.op, in, out[0])};
     case OpCategory::DotGeneral: return {dotGeneralOp(in[0], in[1], e.attrs, out[0])};
     case OpCategory::Scan: return evalScan(e, in, out, interrupt);
     case OpCategory::While: return evalWhile(e, in, interrupt);

@@ -39,6 +39,11 @@ Array reverseOp(const Array& x, const Attrs& attrs, const Type& out);
 Array dynamicSliceOp(const std::vector<Array>& in, const Type& out);
 Array dynamicUpdateSliceOp(const std::vector<Array>& in, const Type& out);
 
+// ---- reads and writes at computed positions (interp_gather.cpp) ----
+Array gatherOp(const std::vector<Array>& in, const Type& out);
+/// A Scatter op (its combiner from the op table) of in = operand, updates, indices...
+Array scatterOp(Op op, const std::vector<Array>& in, const Type& out);
+
 // ---- index helpers shared by the kernels ----
 
 /// Row-major strides, in elements, of a shape.

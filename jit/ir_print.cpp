@@ -37,7 +37,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
   switch (opInfo(e.op).category) {
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::DynamicUpdateSlice:
-    case OpCategory::Cond:
+    case OpCategory::Gather: case OpCategory::Scatter: case OpCategory::Cond:
       return {};
     case OpCategory::Convert: return {std::string("dtype=") + dtypeName(a.dtype)};
     case OpCategory::Constant: return {"value=" + (a.value ? formatArray(*a.value) : std::string("?"))};
@@ -81,7 +81,8 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::BroadcastInDim:
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
+    case OpCategory::DotGeneral:
       break;
   }
   return "sub" + std::to_string(i);

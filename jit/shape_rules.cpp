@@ -238,6 +238,53 @@ InferResult inferDynamicUpdateSlice(const std::vector<Type>& in) {
   return ok({x});
 }
 
+// Gather: operand, k index arrays of one integer shape B (Note [Gather and scatter]).
+std::string checkIndexArrays(const std::string& op, const std::vector<Type>& in, size_t first,
+                             const Type& x) {
+  size_t k = in.size() - first;
+  if (k == 0 || k > x.shape.size())
+    return op + " of " + typeString(x) + " needs 1 to " + std::to_string(x.shape.size()) +
+           " index arrays but got " + std::to_string(k);
+  for (size_t i = first; i < in.size(); ++i) {
+    if (!isInteger(in[i].dtype))
+      return op + " index " + std::to_string(i - first) + " must be an integer array but has type " +
+             typeString(in[i]);
+    if (in[i].shape != in[first].shape)
+      return op + " needs index arrays of one shape but got " +
+             typesString(std::vector<Type>(in.begin() + first, in.end()));
+  }
+  return "";
+}
+
+/// B ++ x.shape[k:]: the shape a gather of x by k index arrays of shape B gives.
+Shape gatheredShape(const Shape& b, const Shape& x, size_t k) {
+  Shape out = b;
+  out.insert(out.end(), x.begin() + static_cast<std::ptrdiff_t>(k), x.end());
+  return out;
+}
+
+InferResult inferGather(const std::vector<Type>& in) {
+  if (in.size() < 2) return error("gather needs an operand and index arrays");
+  const Type& x = in[0];
+  if (std::string e = checkIndexArrays("gather", in, 1, x); !e.empty()) return error(e);
+  size_t k = in.size() - 1;
+  for (size_t d = 0; d < k; ++d)
+    if (x.shape[d] == 0)
+      return error("gather of " + typeString(x) + " indexes the empty axis " + std::to_string(d));
+  return ok({Type{x.dtype, gatheredShape(in[1].shape, x.shape, k)}});
+}
+
+InferResult inferScatter(const std::string& name, const std::vector<Type>& in) {
+  if (in.size() < 3) return error(name + " needs an operand, updates and index arrays");
+  const Type &x = in[0], &u = in[1];
+  if (std::string e = checkIndexArrays(name, in, 2, x); !e.empty()) return error(e);
+  Type want{x.dtype, gatheredShape(in[2].shape, x.shape, in.size() - 2)};
+  if (u != want)
+    return error(name + " into " + typeString(x) + " at indices of shape " + listString(in[2].shape) +
+                 " needs updates of type " + typeString(want) + " but got " + typeString(u));
+  return ok({x});
+}
+
 InferResult inferDotGeneral(const Type& l, const Type& r, const Attrs& a) {
   std::string both = typeString(l) + " and " + typeString(r);
   if (l.dtype != r.dtype) return error("dot_general needs operands of one dtype but got " + both);
@@ -476,6 +523,8 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
     }
     case OpCategory::DynamicSlice: return inferDynamicSlice(in, attrs);
     case OpCategory::DynamicUpdateSlice: return inferDynamicUpdateSlice(in);
+    case OpCategory::Gather: return inferGather(in);
+    case OpCategory::Scatter: return inferScatter(name, in);
     case OpCategory::DotGeneral: return inferDotGeneral(in[0], in[1], attrs);
     case OpCategory::Scan: return inferScan(in, attrs, subs);
     case OpCategory::While: return inferWhile(in, attrs, subs);

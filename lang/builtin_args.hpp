@@ -88,6 +88,7 @@ BuiltinDefs matrixBuiltins();     // builtins_matrix.cpp
 std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const char* fn);  // builtins_shape.cpp
 /// random.split(key, num=2) (builtins_random.cpp); `split` dispatches to it (Note [Two splits]).
 Value splitKey(Evaluator& ev, CallArgs& c);
+BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
 
 // ---- pytree arguments (the control-flow builtins) ----
 

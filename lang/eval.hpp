@@ -108,6 +108,7 @@ struct CallRecord {
   /// results copied back), and of device buffers (cuda: the pool blocks of the call) when the
   /// backend has a device (`device`). The interpreter does not measure (`measured` false).
   size_t peakBytes = 0, devicePeakBytes = 0, copiedBytes = 0;
+  int64_t inPlaceUpdates = 0;  // RunStats::inPlaceUpdates
   bool device = false, measured = true;
   int kernels = 0;
   std::string backend;
@@ -123,6 +124,7 @@ struct CallSignature {
 };
 
 struct Builtin;
+struct IndexArg;
 class Evaluator;
 using BuiltinFn = Value (*)(Evaluator&, CallArgs&);
 /// A builtin function and its record (Note [Builtin records] in lang/builtin_table.cpp).
@@ -134,6 +136,9 @@ struct Builtin {
 };
 /// Every builtin function, by name.
 const std::map<std::string, Builtin>& builtins();
+/// The help line of an unknown member `name` of an array: the close names and all of them
+/// (Note [Methods] in lang/methods.cpp).
+std::string arrayMemberHelp(const std::string& name);
 
 /// Host hooks: where printed text goes, and how a Func is run on the selected backend.
 struct EvalHost {
@@ -216,6 +221,12 @@ class Evaluator {
   std::vector<Value> bindParams(const Closure& c, CallArgs& args);
   Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
   Value evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env);
+  /// The items of `x[...]` evaluated (lang/indexing.cpp).
+  std::vector<IndexArg> evalIndexArgs(const std::vector<IndexItem>& items, const std::shared_ptr<Env>& env);
+  AVal basicIndex(const AVal& x, const std::vector<IndexArg>& args, Span span);
+  /// `x.f(args)` (Note [Methods] in lang/methods.cpp) and `x.at[i].f(args)`.
+  Value evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& env);
+  Value evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std::shared_ptr<Env>& env);
   Value evalList(const ListExpr& e, const std::shared_ptr<Env>& env);
   Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);

@@ -8,6 +8,7 @@
 #include "base/diagnostics.hpp"
 #include "lang/eval_internal.hpp"
 #include "lang/name_hints.hpp"
+#include "lang/methods.hpp"
 
 namespace scn {
 
@@ -260,11 +261,16 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
     for (size_t i = a.type.shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
     return Value::ofArray(ops_.transpose(a, perm, e.span));
   }
-  fail("E0214", e.span, "arrays have no attribute `" + e.attr + "`",
-       "available: .shape .ndim .size .dtype .T");
+  if (e.attr == "at")
+    fail("E0247", e.span, "`x.at` must be indexed and updated: `x.at[i].set(v)`",
+         "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
+  if (isArrayMethod(e.attr))
+    fail("E0214", e.span, "`." + e.attr + "` is a method of arrays: call it, `x." + e.attr + "()`");
+  fail("E0214", e.span, "arrays have no attribute `" + e.attr + "`", arrayMemberHelp(e.attr));
 }
 
 Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
+  if (e.callee->kind == ExprKind::Attr) return evalMethodCall(e, env);
   Value callee = eval(*e.callee, env);
   CallArgs args;
   args.span = e.span;

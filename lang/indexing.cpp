@@ -1,11 +1,13 @@
 // Indexing: a tuple by a static integer; an array by integers, slices (any step), `...` and None
-// (reverse, slice and reshape), with traced integer indices through dynamic_slice.
+// (reverse, slice and reshape), with traced integer indices through dynamic_slice; integer
+// arrays and masks through one gather (lang/gather_index.cpp).
 #include "lang/eval.hpp"
 
 #include <algorithm>
 #include <optional>
 
 #include "base/diagnostics.hpp"
+#include "lang/gather_index.hpp"
 
 namespace scn {
 
@@ -49,7 +51,39 @@ AxisSlice normaliseSlice(std::optional<int64_t> lo, std::optional<int64_t> hi, i
 }
 }  // namespace
 
+std::vector<IndexArg> Evaluator::evalIndexArgs(const std::vector<IndexItem>& items,
+                                               const std::shared_ptr<Env>& env) {
+  std::vector<IndexArg> args;
+  for (const IndexItem& it : items) {
+    IndexArg a;
+    a.span = it.span;
+    if (it.isEllipsis) {
+      a.kind = IndexArg::Kind::Ellipsis;
+    } else if (it.isSlice) {
+      auto bound = [&](const ExprPtr& p) -> std::optional<int64_t> {
+        if (!p) return std::nullopt;
+        AVal v = toArray(eval(*p, env), p->span, "slice");
+        return staticInt(v, StaticUse::SliceBound, p->span, "");
+      };
+      a.kind = IndexArg::Kind::Slice;
+      a.start = bound(it.start);
+      a.stop = bound(it.stop);
+      a.step = bound(it.step).value_or(1);
+      if (a.step == 0) fail("E0218", it.step->span, "slice step cannot be zero");
+    } else if (isNewAxis(it)) {
+      a.kind = IndexArg::Kind::NewAxis;
+    } else {
+      a.value = toArray(eval(*it.index, env), it.span, "index");
+    }
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
 Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) {
+  if (e.base->kind == ExprKind::Attr && static_cast<const AttrExpr&>(*e.base).attr == "at")
+    fail("E0247", e.span, "`x.at[...]` must be followed by an update method",
+         "write `x.at[i].set(v)`, `.add(v)`, `.mul(v)`, `.min(v)`, `.max(v)` or `.get()`; read with `x[i]`");
   Value base = eval(*e.base, env);
   if (base.isTuple()) {
     if (e.items.size() != 1 || e.items[0].isSlice)
@@ -62,24 +96,30 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     return (*base.elems)[static_cast<size_t>(k < 0 ? k + n : k)];
   }
   AVal x = toArray(base, e.base->span, "indexing");
-  // Pass 1: basic indexing (static ints, slices, None) through slice + reshape; traced integer
-  // indices collected for a dynamic_slice.
+  std::vector<IndexArg> args = evalIndexArgs(e.items, env);
+  if (needsGather(args)) return Value::ofArray(gatherIndexed(*this, x, args, std::nullopt, true, e.span));
+  return Value::ofArray(basicIndex(x, args, e.span));
+}
+
+// Basic indexing (static ints, slices, None, `...`) through slice + reshape; traced integer
+// scalars through one dynamic_slice.
+AVal Evaluator::basicIndex(const AVal& x, const std::vector<IndexArg>& args, Span span) {
   const Shape& shape = x.type.shape;
   size_t consumed = 0;
-  const IndexItem* ellipsis = nullptr;
-  for (const IndexItem& it : e.items) {
-    if (it.isEllipsis) {
+  const IndexArg* ellipsis = nullptr;
+  for (const IndexArg& it : args) {
+    if (it.kind == IndexArg::Kind::Ellipsis) {
       if (ellipsis)
         fail("E0217", it.span, "an index can have only one ellipsis `...`", "",
              {DiagNote{ellipsis->span, "the first `...` is here"}});
       ellipsis = &it;
-    } else if (!isNewAxis(it)) {
+    } else if (it.kind != IndexArg::Kind::NewAxis) {
       ++consumed;
     }
   }
   if (consumed > shape.size())
-    fail("E0217", e.span, "too many indices: " + std::to_string(consumed) + " for an array of rank " +
-                              std::to_string(shape.size()) + " " + shapeString(shape));
+    fail("E0217", span, "too many indices: " + std::to_string(consumed) + " for an array of rank " +
+                            std::to_string(shape.size()) + " " + shapeString(shape));
   size_t rank = shape.size();
   std::vector<int64_t> starts(rank, 0), limits = shape, strides(rank, 1);
   std::vector<std::optional<AVal>> dynStart(rank);
@@ -87,26 +127,19 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
   std::vector<int64_t> reversed;  // axes a negative step reverses
   std::vector<int64_t> newAxes;  // positions (in output dims) of None
   size_t dim = 0, outDim = 0;
-  for (const IndexItem& it : e.items) {
-    if (isNewAxis(it)) {
+  for (const IndexArg& it : args) {
+    if (it.kind == IndexArg::Kind::NewAxis) {
       newAxes.push_back(static_cast<int64_t>(outDim++));
       continue;
     }
-    if (it.isEllipsis) {  // full slices of the axes no other item takes
+    if (it.kind == IndexArg::Kind::Ellipsis) {  // full slices of the axes no other item takes
       dim += rank - consumed;
       outDim += rank - consumed;
       continue;
     }
     int64_t n = shape[dim];
-    if (it.isSlice) {
-      auto bound = [&](const ExprPtr& p) -> std::optional<int64_t> {
-        if (!p) return std::nullopt;
-        AVal v = toArray(eval(*p, env), p->span, "slice");
-        return staticInt(v, StaticUse::SliceBound, p->span, "");
-      };
-      int64_t step = bound(it.step).value_or(1);
-      if (step == 0) fail("E0218", it.step->span, "slice step cannot be zero");
-      AxisSlice s = normaliseSlice(bound(it.start), bound(it.stop), step, n);
+    if (it.kind == IndexArg::Kind::Slice) {
+      AxisSlice s = normaliseSlice(it.start, it.stop, it.step, n);
       starts[dim] = s.start;
       limits[dim] = s.limit;
       strides[dim] = s.stride;
@@ -115,10 +148,10 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
       ++outDim;
       continue;
     }
-    AVal idx = toArray(eval(*it.index, env), it.span, "index");
-    if (idx.type.shape.size() != 0 || !(isInteger(idx.type.dtype)))
-      fail("E0217", it.span, "an index must be an integer scalar, got " + surfaceTypeString(idx),
-           "gather by an integer array is not supported yet; use a `for` loop or `vmap`");
+    const AVal& idx = *it.value;
+    if (!isInteger(idx.type.dtype))
+      fail("E0246", it.span, "an index must be an integer, got " + surfaceTypeString(idx),
+           "convert it: `i32(i)`");
     if (idx.isStatic()) {
       int64_t k = idx.concrete->getInt(0);
       if (k < -n || k >= n)
@@ -137,7 +170,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
   if (!reversed.empty()) {
     Attrs at;
     at.axes = reversed;
-    r = tracer_.apply1(Op::Reverse, {r}, at, e.span);
+    r = tracer_.apply1(Op::Reverse, {r}, at, span);
     r.weak = x.weak;
   }
   bool anyDyn = false;
@@ -145,7 +178,7 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
   bool trivial = true;
   for (size_t d = 0; d < rank; ++d)
     trivial = trivial && starts[d] == 0 && limits[d] == shape[d] && strides[d] == 1;
-  if (!trivial) r = ops_.slice(r, starts, limits, strides, e.span);
+  if (!trivial) r = ops_.slice(r, starts, limits, strides, span);
   if (anyDyn) {
     // Negative traced indices wrap as in NumPy; out-of-range ones clamp (dynamic_slice semantics).
     std::vector<AVal> in{r};
@@ -153,24 +186,24 @@ Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) 
     at.shape = r.type.shape;
     for (size_t d = 0; d < rank; ++d) {
       if (dynStart[d]) {
-        AVal k = ops_.convert(*dynStart[d], DType::I32, e.span);
+        AVal k = ops_.convert(*dynStart[d], DType::I32, span);
         AVal n = strongScalar(DType::I32, static_cast<double>(shape[d]));
-        AVal neg = ops_.binary(Op::Lt, k, weakInt(0), e.span, "index");
-        k = ops_.select(neg, ops_.binary(Op::Add, k, n, e.span, "index"), k, e.span);
+        AVal neg = ops_.binary(Op::Lt, k, weakInt(0), span, "index");
+        k = ops_.select(neg, ops_.binary(Op::Add, k, n, span, "index"), k, span);
         in.push_back(k);
         at.shape[d] = 1;
       } else {
         in.push_back(strongScalar(DType::I32, 0));
       }
     }
-    r = tracer_.apply1(Op::DynamicSlice, in, at, e.span);
+    r = tracer_.apply1(Op::DynamicSlice, in, at, span);
     r.weak = x.weak;
   }
   Shape out;
   for (size_t d = 0; d < rank; ++d)
     if (!dropped[d]) out.push_back(r.type.shape[d]);
   for (int64_t a : newAxes) out.insert(out.begin() + std::min<int64_t>(a, out.size()), 1);
-  return Value::ofArray(ops_.reshape(r, out, e.span));
+  return ops_.reshape(r, out, span);
 }
 
 }  // namespace scn

@@ -42,6 +42,8 @@ bool isValueOperand(Op op, size_t i) {
   if (op == Op::Select) return i != 0;
   if (op == Op::DynamicSlice) return i == 0;
   if (op == Op::DynamicUpdateSlice) return i <= 1;
+  if (opInfo(op).category == OpCategory::Gather) return i == 0;
+  if (opInfo(op).category == OpCategory::Scatter) return i <= 1;
   return true;
 }
 
@@ -255,6 +257,7 @@ std::string useDescription(StaticUse what) {
     case StaticUse::Index: return "an index";
     case StaticUse::TupleIndex: return "a tuple index";
     case StaticUse::TupleComparison: return "an element of a tuple compared with `==`";
+    case StaticUse::BoolMask: return "a boolean mask index";
     case StaticUse::Other: return "this argument";
   }
   return "this value";
@@ -283,6 +286,9 @@ std::string fixFor(StaticUse what, const Origin* o) {
     case StaticUse::TupleComparison:
       return "tuples are compared at trace time; compare the arrays themselves (`all(a == b)`), "
              "or " + markStatic;
+    case StaticUse::BoolMask:
+      return "the shape of `x[mask]` is the number of true elements, so it cannot depend on a traced "
+             "mask; use `where(mask, x, 0)` to keep the shape, or " + markStatic;
     case StaticUse::Axis:
     case StaticUse::StaticParam:
     case StaticUse::HostConversion:
@@ -305,7 +311,8 @@ Array concreteOrError(const AVal& v, StaticUse what, Span use, const std::string
     notes.push_back({o->declSpan, (o->paramName.empty() ? o->description : "`" + o->paramName + "`") +
                                       std::string(" is traced here: its value is known only when the "
                                                   "compiled code runs")});
-  fail("E0101", use, msg, fixFor(what, o), std::move(notes));
+  // A traced mask has its own code, as JAX's NonConcreteBooleanIndexError (Note [Index plans]).
+  fail(what == StaticUse::BoolMask ? "E0107" : "E0101", use, msg, fixFor(what, o), std::move(notes));
 }
 
 int64_t staticInt(const AVal& v, StaticUse what, Span use, const std::string& context) {

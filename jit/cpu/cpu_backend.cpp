@@ -106,6 +106,7 @@ class CpuExecutable : public Executable {
       stats->runMs = msSince(t0);
       stats->peakBytes = tempBytes;
       stats->copiedBytes = static_cast<size_t>(ctx.copiedBytes);
+      stats->inPlaceUpdates = prog_.inPlaceUpdates;
     }
     return out;
   }

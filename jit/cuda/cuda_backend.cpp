@@ -277,6 +277,7 @@ class CudaExecutable : public Executable {
     if (stats) {
       stats->peakBytes = std::max(stats->peakBytes, blocks.bytes);
       stats->runMs = msSince(t0);
+      stats->inPlaceUpdates = p_.inPlaceUpdates;
     }
     return out;
   }

@@ -321,6 +321,7 @@ std::vector<Array> runEmulated(const kir::Program& p, const CudaSource& src, con
   if (stats) {
     stats->peakBytes = std::max(stats->peakBytes, bytes);
     stats->runMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    stats->inPlaceUpdates = p.inPlaceUpdates;
   }
   return out;
 }

@@ -226,6 +226,9 @@ struct Program {
   std::vector<Step> steps;
   int numHostVars = 0;
   std::vector<int> results;  // buffer slot of each result (read after the run)
+  /// Updates (scatters, dynamic_update_slice) done in a dead operand's buffer instead of in a
+  /// copy of it, per run (RunStats::inPlaceUpdates); a while body's count once.
+  int64_t inPlaceUpdates = 0;
   /// Bytes of all temporaries (the static buffer plan).
   size_t tempBytes() const;
 };

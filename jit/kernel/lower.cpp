@@ -123,7 +123,28 @@ bool FuncLowering::isFusibleEqn(const Eqn& e) const {
   return info.flags.fusible;
 }
 
-bool FuncLowering::needsBuffer(const Eqn& e, size_t) const { return opInfo(e.op).flags.needsBuffer; }
+// An update's values and indices that read its operand are materialised before it, so the
+// update can still overwrite the operand in place (Note [Scatter kernels]): `t.at[i].set(t[j] + 1)`
+// in a scan body computes the small right-hand side first instead of copying the table.
+bool FuncLowering::needsBuffer(const Eqn& e, size_t k) const {
+  OpCategory c = opInfo(e.op).category;
+  if ((c == OpCategory::Scatter || c == OpCategory::DynamicUpdateSlice) && k >= 1)
+    return e.inputs[k] != e.inputs[0] && readsVar(e.inputs[k], e.inputs[0]);
+  return opInfo(e.op).flags.needsBuffer;
+}
+
+bool FuncLowering::readsVar(int v, int target) const {
+  std::vector<int> stack{v};
+  std::set<int> seen;
+  while (!stack.empty()) {
+    int u = stack.back();
+    stack.pop_back();
+    if (u == target) return true;
+    if (def_[u] < 0 || !seen.insert(u).second) continue;
+    for (int in : f_.eqns[def_[u]].inputs) stack.push_back(in);
+  }
+  return false;
+}
 
 void FuncLowering::analyse() {
   size_t nv = f_.types.size();
@@ -300,7 +321,7 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
       case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
       case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:
-      case OpCategory::Reverse: case OpCategory::DynamicSlice: {
+      case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Gather: {
         int v = e.outputs[0];
         if (!mat_[v]) break;
         if (hasPlaced_[v]) {
@@ -347,6 +368,7 @@ std::vector<Loc> FuncLowering::run() {
       }
       case OpCategory::DotGeneral: lowerDot(e, outputLoc(e.outputs[0])); break;
       case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
+      case OpCategory::Scatter: lowerScatter(i, e); break;
       case OpCategory::Scan: lowerScan(i, e); break;
       case OpCategory::While: lowerWhile(i, e); break;
       case OpCategory::Cond: lowerCond(i, e); break;

@@ -125,8 +125,11 @@ void FuncLowering::lowerScan(size_t ei, const Eqn& e) {
   std::vector<Step>* outer = pb_.cur;
   pb_.cur = &loop.body;
   size_t stolenBefore = pb_.stolen.size();
+  int64_t trips = pb_.trips;
+  pb_.trips *= a.length;
   FuncLowering inner(pb_, body, params, steal, dests);
   std::vector<Loc> res = inner.run();
+  pb_.trips = trips;
   for (int j = 0; j < nys; ++j)
     if (!sameLoc(res[ncar + j], *dests[ncar + j]))
       pb_.emit(copyStep(*dests[ncar + j], res[ncar + j], body.type(body.results[ncar + j]), false));

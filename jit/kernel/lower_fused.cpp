@@ -131,6 +131,7 @@ ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
       }
       return gen(e.inputs[0], j);
     }
+    case OpCategory::Gather: return genGather(e, ix);
     SCN_CASES_WHERE_NOT(fusible)
       break;
   }
@@ -186,6 +187,7 @@ ExprP FuncLowering::genFlat(int v, const ExprP& L) {
     }
     case OpCategory::Iota: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
+    case OpCategory::Gather:
     SCN_CASES_WHERE_NOT(fusible)
       break;
   }

@@ -20,6 +20,9 @@ struct ProgramBuilder {
   std::vector<Step>* cur = &prog.steps;
   std::map<std::pair<DType, int64_t>, std::vector<int>> freeTemps;
   std::map<std::string, int> kernelIds;  // printKernel text -> kernel (identical kernels shared)
+  /// Runs of the code being lowered per run of the program: the product of the trip counts of
+  /// the enclosing scans (a while body counts once); in-place updates count this many.
+  int64_t trips = 1;
   std::vector<int> stolen;  // slots overwritten in place (stolen carries, in-place updates), in order
 
   /// A temporary slot of this dtype and size, reusing a dead one when there is one.
@@ -64,6 +67,10 @@ class FuncLowering {
   /// One Loc per output (associative_scan scans k operands together); lower_scan.cpp.
   void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);
   void lowerDot(const Eqn& e, const Loc& out);
+  // ---- lower_gather.cpp: gathers, scatters and dynamic_update_slice ----
+  /// The fused read of gather eqn e at multi-index ix of its output.
+  ExprP genGather(const Eqn& e, const std::vector<ExprP>& ix);
+  void lowerScatter(size_t ei, const Eqn& e);
   void lowerDynamicUpdateSlice(size_t ei, const Eqn& e);
 
   // ---- lower_control.cpp: control flow ----
@@ -79,6 +86,8 @@ class FuncLowering {
   void boundFusedSize();
   bool isFusibleEqn(const Eqn& e) const;
   bool needsBuffer(const Eqn& e, size_t input) const;
+  /// Whether var v is computed from var `target` (through any equations).
+  bool readsVar(int v, int target) const;
   const std::vector<int>& leaves(int v);
   Loc outputLoc(int v);
   /// A carry slot for var `init`: its own slot when it is dead (stolen), else a fresh slot
@@ -89,6 +98,12 @@ class FuncLowering {
   /// A dead temporary that elementwise var v may overwrite in place, or -1.
   int reusableLeaf(size_t ei, int v);
   void lowerConcatPlaced(const Eqn& e);
+  /// Whether update eqn e (dynamic_update_slice, scatter) may overwrite its operand's buffer:
+  /// the operand is materialised, stealable, and read by nothing after e nor by e's other inputs.
+  bool updatesInPlace(size_t ei, const Eqn& e);
+  /// Where update eqn e writes: its operand's buffer when updatesInPlace (counted in
+  /// Program::inPlaceUpdates), else a fresh output holding a copy of the operand.
+  Loc updateTarget(size_t ei, const Eqn& e);
   void findPlacements();
   void findProducerTargets();
   /// flatOK and leaves of the expression defining materialised var v (not of its buffer).

@@ -146,38 +146,4 @@ void FuncLowering::lowerConcatPlaced(const Eqn& e) {
   }
 }
 
-// dynamic_update_slice: the update is written into the operand's own slot when the operand is
-// dead (a stolen carry), else into a copy of it.
-void FuncLowering::lowerDynamicUpdateSlice(size_t ei, const Eqn& e) {
-  int o = e.inputs[0], u = e.inputs[1], v = e.outputs[0];
-  const Shape &S = f_.type(o).shape, &U = f_.type(u).shape;
-  bool inplace = mat_[o] && canSteal_[o] && lastUse_[o] == static_cast<int>(ei) &&
-                 std::count(e.inputs.begin(), e.inputs.end(), o) == 1;
-  for (size_t k = 1; inplace && k < e.inputs.size(); ++k) {
-    const std::vector<int>& l = leaves(e.inputs[k]);
-    inplace = std::find(l.begin(), l.end(), o) == l.end();
-  }
-  Loc out;
-  if (inplace) {
-    pb_.stolen.push_back(loc_[o].buffer);
-    out = loc_[v] = loc_[o];
-    canFree_[v] = canFree_[o];
-    canSteal_[v] = canSteal_[o];
-    canFree_[o] = canSteal_[o] = false;
-  } else {
-    out = outputLoc(v);
-    copyInto(o, out);
-  }
-  Kernel k;
-  std::vector<ExprP> uix = parallelIndex(U, k), pos(S.size());
-  for (size_t d = 0; d < S.size(); ++d) {
-    ExprP st = convert(DType::I64, gen(e.inputs[2 + d], {}));
-    st = arith(Arith::Min, arith(Arith::Max, st, idx(0)), idx(S[d] - U[d]));
-    pos[d] = arith(Arith::Add, st, uix[d]);
-  }
-  k.body.push_back(store(out, linearIndex(pos, S), gen(u, uix)));
-  pb_.launch(std::move(k));
-}
-
-
 }  // namespace scn::kir

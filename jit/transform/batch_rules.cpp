@@ -1,6 +1,7 @@
 // Batching rules of the data ops, one per op category: elementwise, reductions, structural ops,
 // dynamic slices and dot_general. The control-flow rules are in batch_control.cpp.
 #include <algorithm>
+#include <climits>
 
 #include "jit/transform/batch_rules.hpp"
 #include "base/diagnostics.hpp"
@@ -109,8 +110,8 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
     case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
-    case OpCategory::DynamicUpdateSlice: case OpCategory::DotGeneral: case OpCategory::Scan:
-    case OpCategory::While: case OpCategory::Cond:
+    case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
+    case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
       internalError(std::string("leadingAxis rule applied to ") + opName(e.op));
   }
   return {BVal{c.emit1(e.op, {x}, std::move(a)), 0}};
@@ -168,6 +169,42 @@ std::vector<BVal> dynamicUpdateSlice(Ctx& c, const Eqn& e, const std::vector<BVa
   for (size_t i = 2; i < in.size(); ++i) vars.push_back(in[i].var);
   vars.insert(vars.begin() + 2 + b, c.scalar(startDType(c, in, 2), 0));
   return {BVal{c.emit1(e.op, vars, e.attrs), b}};
+}
+
+// Note [Batching gathers and scatters]
+// Every lane reads (writes) its own operand at its own indices, so the batch becomes one more
+// indexed axis in front: the operand is batched at 0 (broadcast when unbatched), a new first
+// index array is an iota over the lanes, and the other index arrays (and a scatter's updates)
+// are batched at 0 too. Out of range stays out of range (the new index is always in range), so
+// the semantics per lane are unchanged; no lane loop is needed.
+
+/// The index arrays of a batched gather or scatter: the lane iota, then in[first..] batched at 0.
+std::vector<int> batchedIndices(Ctx& c, const std::vector<BVal>& in, size_t first) {
+  Attrs iota;
+  iota.shape = unbatchedType(c.type(in[first].var), in[first].dim).shape;
+  iota.shape.insert(iota.shape.begin(), c.n);
+  iota.axes = {0};
+  iota.dtype = c.n > INT32_MAX ? DType::I64 : DType::I32;
+  std::vector<int> idx{c.emit1(Op::Iota, {}, iota)};
+  for (size_t i = first; i < in.size(); ++i) idx.push_back(c.materialize(in[i], 0));
+  return idx;
+}
+
+// A gather from an unbatched operand needs no lane index: the batched indices alone read it.
+std::vector<BVal> gather(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  std::vector<int> vars{in[0].dim ? c.moveTo(in[0], 0) : in[0].var};
+  if (in[0].dim) {
+    for (int v : batchedIndices(c, in, 1)) vars.push_back(v);
+  } else {
+    for (size_t i = 1; i < in.size(); ++i) vars.push_back(c.materialize(in[i], 0));
+  }
+  return {BVal{c.emit1(e.op, vars, e.attrs), 0}};
+}
+
+std::vector<BVal> scatter(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  std::vector<int> vars{c.materialize(in[0], 0), c.materialize(in[1], 0)};
+  for (int v : batchedIndices(c, in, 2)) vars.push_back(v);
+  return {BVal{c.emit1(e.op, vars, e.attrs), 0}};
 }
 
 // The free (neither contracting nor batch) axes of an operand of rank `rank`, in order.
@@ -246,6 +283,10 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
       return dynamicSlice(c, e, in);
     case OpCategory::DynamicUpdateSlice:
       return dynamicUpdateSlice(c, e, in);
+    case OpCategory::Gather:
+      return gather(c, e, in);
+    case OpCategory::Scatter:
+      return scatter(c, e, in);
     case OpCategory::DotGeneral:
       return dotGeneral(c, e, in);
     case OpCategory::Scan:

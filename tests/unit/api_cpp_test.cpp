@@ -76,6 +76,24 @@ TEST(ApiCpp, LoadAndCallSaxpy) {
   EXPECT_TRUE(h.ctx.lastError().empty());
 }
 
+// A host calls a fn that scatters: a histogram with duplicate and out-of-range bins, and a
+// gather at the host's indices (negative ones wrap, too large ones clamp).
+TEST(ApiCpp, CallAFunctionThatScatters) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn hist(x) = zeros(4, dtype=i32).at[x].add(1)\n"
+                         "fn pick(t, i) = t[i] * 2.0\n"));
+  std::vector<int32_t> x = {0, 3, 3, 1, 9, -1, 3};
+  auto r = h.ctx.call("hist", {scn::ArrayView::of(x.data(), {7})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(values<int32_t>(r->at(0)), (std::vector<int32_t>{1, 1, 0, 4}));
+  std::vector<float> t = {1, 2, 3, 4};
+  std::vector<int32_t> i = {-1, 7, 0};
+  auto g = h.ctx.call("pick", {scn::ArrayView::of(t.data(), {4}), scn::ArrayView::of(i.data(), {3})});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(values<float>(g->at(0)), (std::vector<float>{8, 8, 2}));
+  EXPECT_TRUE(h.diags.empty());
+}
+
 TEST(ApiCpp, MatrixTupleResultsAndDtypes) {
   Host h;
   ASSERT_TRUE(h.ctx.load("fn affine(w, x, b) = w @ x + b\n"

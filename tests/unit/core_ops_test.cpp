@@ -107,6 +107,14 @@ Example exampleFor(Op op) {
     case OpCategory::DynamicUpdateSlice:
       in = {sample(d, {2, 3}), sample(d, {1, 2}), Array::scalarInt(DType::I32, 1), Array::scalarInt(DType::I32, 1)};
       break;
+    case OpCategory::Gather: case OpCategory::Scatter: {
+      // Indices with a negative one, one out of range and a duplicate.
+      Array idx(DType::I32, {2, 2});
+      for (int64_t i = 0; i < 4; ++i) idx.setInt(i, std::vector<int64_t>{1, -1, 9, 1}[i]);
+      if (info.category == OpCategory::Gather) in = {sample(d, {4, 3}), idx};
+      else in = {sample(d, {4, 3}), sample(d, {2, 2, 3}, 20), idx};
+      break;
+    }
     case OpCategory::DotGeneral:
       in = {sample(d, {2, 3}), sample(d, {3, 4})};
       a.lhsContract = {1};

@@ -111,6 +111,32 @@ TEST(CoreShapeRules, Structural) {
             "dynamic_update_slice cannot write an update of type i32[2] into f32[5]");
 }
 
+TEST(CoreShapeRules, GatherAndScatter) {
+  // gather: k index arrays of one shape B index the first k axes; out = B ++ the rest.
+  EXPECT_EQ(out(Op::Gather, {ty(F32, {5, 3}), ty(I32, {2, 4})}), "f32[2,4,3]");
+  EXPECT_EQ(out(Op::Gather, {ty(F32, {5, 3}), ty(DType::I64, {7}), ty(DType::U32, {7})}), "f32[7]");
+  EXPECT_EQ(out(Op::Gather, {ty(Bool, {5}), ty(I32)}), "bool[]");
+  EXPECT_EQ(err(Op::Gather, {ty(F32, {5})}), "gather needs an operand and index arrays");
+  EXPECT_EQ(err(Op::Gather, {ty(F32, {5}), ty(I32, {2}), ty(I32, {2})}),
+            "gather of f32[5] needs 1 to 1 index arrays but got 2");
+  EXPECT_EQ(err(Op::Gather, {ty(F32, {5}), ty(F32, {2})}),
+            "gather index 0 must be an integer array but has type f32[2]");
+  EXPECT_EQ(err(Op::Gather, {ty(F32, {5, 2}), ty(I32, {2}), ty(I32, {3})}),
+            "gather needs index arrays of one shape but got i32[2], i32[3]");
+  EXPECT_EQ(err(Op::Gather, {ty(F32, {0, 2}), ty(I32, {2})}), "gather of f32[0,2] indexes the empty axis 0");
+  // scatter: updates of shape B ++ the rest, out = the operand's type; numeric class for add.
+  EXPECT_EQ(out(Op::Scatter, {ty(F32, {5, 3}), ty(F32, {2, 3}), ty(I32, {2})}), "f32[5,3]");
+  EXPECT_EQ(out(Op::ScatterAdd, {ty(I32, {4}), ty(I32), ty(I32)}), "i32[4]");
+  EXPECT_EQ(out(Op::ScatterMax, {ty(Bool, {4}), ty(Bool, {3}), ty(I32, {3})}), "bool[4]");
+  EXPECT_EQ(err(Op::ScatterAdd, {ty(Bool, {4}), ty(Bool, {3}), ty(I32, {3})}),
+            "scatter_add expects a numeric operand (not bool) but got bool[4]");
+  EXPECT_EQ(err(Op::Scatter, {ty(F32, {5, 3}), ty(F32, {2}), ty(I32, {2})}),
+            "scatter into f32[5,3] at indices of shape (2) needs updates of type f32[2,3] but got f32[2]");
+  EXPECT_EQ(err(Op::ScatterMul, {ty(F32, {5}), ty(F32, {2}), ty(DType::F64, {2})}),
+            "scatter_mul index 0 must be an integer array but has type f64[2]");
+  EXPECT_EQ(err(Op::ScatterMin, {ty(F32, {5}), ty(F32, {2})}), "scatter_min needs an operand, updates and index arrays");
+}
+
 TEST(CoreShapeRules, DotGeneral) {
   Attrs mm;
   mm.lhsContract = {1};

@@ -228,6 +228,22 @@ std::vector<Case> casesFor(Op op) {
                          Array::scalarInt(I32, s0), Array::scalarInt(I32, 3)}});
         }
       break;
+    case OpCategory::Gather: case OpCategory::Scatter:
+      for (DType t : {F32, I32, DType::U64}) {
+        Array idx(I32, {5});
+        for (int64_t k = 0; k < 5; ++k) idx.setInt(k, std::vector<int64_t>{3, -1, 8, 3, -7}[k]);
+        Builder b(std::string(opName(op)) + "_" + dtypeName(t));
+        int x = b.param(ty(t, {4, 3})), i = b.param(ty(I32, {5}));
+        if (opInfo(op).category == OpCategory::Gather) {
+          int n = b.emit1(Op::Neg, {x});  // a fused operand
+          cs.push_back({b.f->name, b.ret({b.emit1(op, {n, i})}), {randomArray(t, {4, 3}, seed++), idx}});
+        } else {
+          int u = b.param(ty(t, {5, 3}));
+          cs.push_back({b.f->name, b.ret({b.emit1(op, {x, u, i})}),
+                        {randomArray(t, {4, 3}, seed++), idx, randomArray(t, {5, 3}, seed++)}});
+        }
+      }
+      break;
     case OpCategory::DotGeneral:
       for (DType t : {F32, F64, I32, I64}) {
         struct Dims {

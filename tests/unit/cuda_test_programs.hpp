@@ -209,6 +209,20 @@ inline void addOpPrograms(ProgramSet& ps) {
                  {ps.rnd(t, {5, 6}), ps.rnd(t, {2, 3}), scalarI32(2), scalarI32(9)});
           break;
         }
+        case OpCategory::Gather: {
+          int x = b.param(ty(t, {5, 6})), i = b.param(ty(DType::I32, {2, 3}));
+          Array idx(DType::I32, {2, 3});
+          for (int64_t k = 0; k < 6; ++k) idx.setInt(k, std::vector<int64_t>{4, -1, 7, 0, -9, 2}[k]);
+          ps.add(name, b.ret({b.emit1(op, {x, i})}), {ps.rnd(t, {5, 6}), idx});
+          break;
+        }
+        case OpCategory::Scatter: {
+          int x = b.param(ty(t, {5, 6})), u = b.param(ty(t, {4, 6})), i = b.param(ty(DType::I32, {4}));
+          Array idx(DType::I32, {4});
+          for (int64_t k = 0; k < 4; ++k) idx.setInt(k, std::vector<int64_t>{1, -4, 9, 1}[k]);
+          ps.add(name, b.ret({b.emit1(op, {x, u, i})}), {ps.rnd(t, {5, 6}), ps.rnd(t, {4, 6}), idx});
+          break;
+        }
         case OpCategory::DotGeneral: {
           // Batched matmul: (2, 3, 4) x (2, 4, 5); floats become a GEMM step, integers loops.
           int x = b.param(ty(t, {2, 3, 4})), y = b.param(ty(t, {2, 4, 5}));

@@ -206,3 +206,33 @@ TEST(CliStages, AnUnknownPassListsEveryStage) {
 }
 
 }  // namespace
+
+// ---- in-place updates (Note [Scatter kernels]): a scan writing its carry table per step ----
+
+// The benchmark shape of issue 16: a 2^16-step scan whose body does `t.at[k].set(v)` on a 2^16
+// table updates the carry in place on every step: no carry copy, one in-place update per step.
+TEST(CliStats, AScanSettingItsCarryTableCopiesNothing) {
+  for (const char* backend : {"cpu", "cuda-emu"}) {
+    if (!scn::test::backendBuilt(backend)) continue;
+    std::string run = std::string("$SCN --backend=") + backend +
+                      " --stats -e 'fn fill(n) = scan(|t, k| (t.at[k].set(k % 7), ()), zeros(65536, "
+                      "dtype=i32), xs=arange(65536)).0; print(sum(fill(0)))' 2> \"$ERR\"";
+    Shell r = shell(run);
+    EXPECT_EQ(r.out, "196603\n") << backend;
+    EXPECT_NE(r.err.find(" copied=0B in-place=65536 "), std::string::npos) << backend << ": " << r.err;
+  }
+}
+
+// A dynamic-programming step reads the table it updates: the small right-hand side is computed
+// first, and the table is still updated in place (no carry copy, one in-place update per step).
+TEST(CliStats, AnUpdateThatReadsItsTableIsStillInPlace) {
+  for (const char* backend : {"cpu", "cuda-emu"}) {
+    if (!scn::test::backendBuilt(backend)) continue;
+    std::string run = std::string("$SCN --backend=") + backend +
+                      " --stats -e 'fn dp(n) = scan(|t, k| (t.at[k].set(t[k - 1] + 1), ()), zeros(4096, "
+                      "dtype=i32), xs=arange(1, 4096)).0; print(sum(dp(0)), dp(0)[4095])' 2> \"$ERR\"";
+    Shell r = shell(run);
+    EXPECT_EQ(r.out, "8386560 4095\n") << backend;
+    EXPECT_NE(r.err.find(" copied=0B in-place=4095 "), std::string::npos) << backend << ": " << r.err;
+  }
+}

@@ -443,6 +443,18 @@ std::vector<Case> casesFor(Op op) {
                           {T(dt, {4, 5}), T(dt, {2, 3}), T(DType::I32, {}), T(DType::I32, {})}, {},
                           {Gen{}, Gen{}, Gen{-1, 4}, Gen{-1, 4}}));
       break;
+    case OpCategory::Gather:
+      cs.push_back(single(op, "rows of 4x3", {T(dt, {4, 3}), T(DType::I32, {2, 2})}, {}, {Gen{}, Gen{-5, 6}}));
+      cs.push_back(single(op, "elements of 4x3", {T(dt, {4, 3}), T(DType::I32, {5}), T(DType::I32, {5})}, {},
+                          {Gen{}, Gen{-5, 6}, Gen{-4, 5}}));
+      break;
+    case OpCategory::Scatter:
+      cs.push_back(single(op, "rows into 4x3", {T(dt, {4, 3}), T(dt, {2, 2, 3}), T(DType::I32, {2, 2})}, {},
+                          {Gen{}, Gen{}, Gen{-5, 6}}));
+      cs.push_back(single(op, "elements into 4x3",
+                          {T(dt, {4, 3}), T(dt, {6}), T(DType::I32, {6}), T(DType::I32, {6})}, {},
+                          {Gen{}, Gen{}, Gen{-5, 6}, Gen{-4, 5}}));
+      break;
     case OpCategory::DotGeneral: {
       Attrs mm;
       mm.lhsContract = {1};

@@ -1,0 +1,195 @@
+// Method calls on arrays: `x.sum(axis=0)` is `sum(x, axis=0)` for the builtins JAX has as array
+// methods, and the functional updates `x.at[i].set(v)` (lang/gather_index.cpp).
+#include <algorithm>
+#include <limits>
+
+#include "base/diagnostics.hpp"
+#include "lang/builtin_args.hpp"
+#include "lang/gather_index.hpp"
+#include "lang/methods.hpp"
+
+namespace scn {
+
+namespace {
+
+// Note [Methods]
+// `x.f(args)` is sugar for the builtin `f(x, args)` when JAX has `f` as an array method (the
+// list below) and scn has the builtin; anything else after the dot is an attribute (`.shape`,
+// `.T`, ...), the update reference `.at`, or an error that lists the close names. The list
+// only names methods whose first parameter is the array, so the sugar never reorders arguments;
+// `reshape` and `transpose` also take their shape or axes as separate arguments, as in JAX.
+const char* const kMethodNames[] = {
+    "all",     "any",     "argmax",  "argmin",  "argsort", "astype",  "clip",   "cummax",
+    "cummin",  "cumprod", "cumsum",  "dot",     "flatten", "max",     "mean",   "min",
+    "nonzero", "prod",    "ravel",   "repeat",  "reshape", "round",   "searchsorted",
+    "sort",    "squeeze", "std",     "sum",     "swapaxes", "take",   "transpose", "var",
+};
+const char* const kAttributeNames[] = {"shape", "ndim", "size", "dtype", "T", "at"};
+
+bool isMethod(const std::string& name) {
+  return std::find(std::begin(kMethodNames), std::end(kMethodNames), name) != std::end(kMethodNames) &&
+         builtins().count(name);
+}
+
+bool isAttribute(const std::string& name) {
+  return std::find(std::begin(kAttributeNames), std::end(kAttributeNames), name) != std::end(kAttributeNames);
+}
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+bool isArrayMethod(const std::string& name) { return isMethod(name); }
+
+std::string arrayMemberHelp(const std::string& name) {
+  std::vector<std::string> all, close;
+  for (const char* m : kAttributeNames) all.push_back(m);
+  for (const char* m : kMethodNames)
+    if (builtins().count(m)) all.push_back(std::string(m) + "()");
+  for (const std::string& m : all) {
+    std::string bare = m.substr(0, m.find('('));
+    if (editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3)) close.push_back("`." + m + "`");
+  }
+  if (close.empty())
+    return "arrays have .shape .ndim .size .dtype .T .at and the methods of the array builtins JAX has "
+           "as methods (`x.sum()`, `x.reshape(...)`; docs/language.md, Methods)";
+  std::string dym;
+  for (size_t i = 0; i < close.size(); ++i) dym += (i ? " or " : "") + close[i];
+  return "did you mean " + dym + "?";
+}
+
+Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
+  const auto& m = static_cast<const AttrExpr&>(*e.callee);
+  if (m.base->kind == ExprKind::Index) {
+    const auto& ix = static_cast<const IndexExpr&>(*m.base);
+    if (ix.base->kind == ExprKind::Attr && static_cast<const AttrExpr&>(*ix.base).attr == "at")
+      return evalAtUpdate(e, ix, env);
+  }
+  if (isAttribute(m.attr) || !isMethod(m.attr)) {
+    Value self = eval(*m.base, env);
+    if (self.isArray() && !isAttribute(m.attr))
+      fail("E0214", m.span, surfaceTypeString(*self.array) + " has no method `" + m.attr + "`",
+           arrayMemberHelp(m.attr));
+    Value callee = evalAttr(m, env);  // an attribute: not callable (E0216 below)
+    fail("E0216", e.callee->span, describe(callee) + " is not callable");
+  }
+  Value self = eval(*m.base, env);
+  if (!self.isArray())
+    fail("E0214", m.span, "`." + m.attr + "(...)` needs an array, got " + describe(self));
+  CallArgs args;
+  args.span = e.span;
+  args.pos.push_back(self);
+  args.posSpans.push_back(m.base->span);
+  std::vector<Value> rest;
+  std::vector<Span> restSpans;
+  for (const Argument& a : e.args) {
+    if (!a.keyword.empty()) continue;
+    rest.push_back(eval(*a.value, env));
+    restSpans.push_back(a.value->span);
+  }
+  // x.reshape(2, 3) and x.transpose(1, 0) take the shape or axes as separate arguments too.
+  if ((m.attr == "reshape" || m.attr == "transpose") && rest.size() > 1) {
+    Span all = restSpans.front().to(restSpans.back());
+    rest = {Value::ofTuple(std::move(rest))};
+    restSpans = {all};
+  }
+  args.pos.insert(args.pos.end(), rest.begin(), rest.end());
+  args.posSpans.insert(args.posSpans.end(), restSpans.begin(), restSpans.end());
+  for (const Argument& a : e.args) {
+    if (a.keyword.empty()) continue;
+    args.kw.emplace_back(a.keyword, eval(*a.value, env));
+    args.kwSpans.push_back(a.keywordSpan.to(a.value->span));
+  }
+  Value fn;
+  fn.kind = ValueKind::Builtin;
+  fn.builtin = &builtins().at(m.attr);
+  return call(fn, args);
+}
+
+namespace {
+
+/// The fill value of `.get(mode='fill')` when none is given: NaN for floats, the lowest signed
+/// integer, the highest unsigned one, true (as JAX).
+AVal defaultFill(DType t) {
+  switch (t) {
+    case DType::F32: case DType::F64: return strongScalar(t, std::numeric_limits<double>::quiet_NaN());
+    case DType::I32: return AVal::of(Array::scalarInt(t, std::numeric_limits<int32_t>::min()));
+    case DType::I64: return AVal::of(Array::scalarInt(t, std::numeric_limits<int64_t>::min()));
+    case DType::U32: return AVal::of(Array::scalarInt(t, std::numeric_limits<uint32_t>::max()));
+    case DType::U64: return AVal::of(Array::scalarInt(t, -1));
+    case DType::Bool: return AVal::of(Array::scalarInt(t, 1));
+  }
+  return strongScalar(t, 0);
+}
+
+/// JAX's `mode=` of an update or a read: whether out-of-range indices are clamped into range
+/// (`clip`, `promise_in_bounds`; the default of reads) or dropped / filled (`drop`, `fill`; the
+/// default of updates).
+bool clampsIndices(const Args& a, size_t i, bool isRead, const std::string& what) {
+  if (!a.has(i) || a.get(i).isNone()) return isRead;
+  const Value& v = a.get(i);
+  std::string mode = v.kind == ValueKind::String ? v.str : "";
+  if (mode == "clip" || mode == "promise_in_bounds") return true;
+  if (mode == "drop" || mode == "fill") return false;
+  fail("E0248", a.span(i), what + " got an unknown mode " + (v.kind == ValueKind::String ? "\"" + mode + "\"" : describe(v)),
+       "mode is one of \"clip\", \"drop\", \"fill\", \"promise_in_bounds\"");
+}
+
+Op scatterOpOf(const std::string& method) {
+  if (method == "set") return Op::Scatter;
+  if (method == "add") return Op::ScatterAdd;
+  if (method == "mul") return Op::ScatterMul;
+  if (method == "min") return Op::ScatterMin;
+  return Op::ScatterMax;
+}
+
+}  // namespace
+
+Value Evaluator::evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std::shared_ptr<Env>& env) {
+  const auto& m = static_cast<const AttrExpr&>(*e.callee);
+  const auto& at = static_cast<const AttrExpr&>(*ix.base);
+  static const std::vector<std::string> kUpdates{"set", "add", "mul", "min", "max", "get"};
+  if (std::find(kUpdates.begin(), kUpdates.end(), m.attr) == kUpdates.end())
+    fail("E0248", m.span, "`x.at[...]` has no method `" + m.attr + "`",
+         "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
+  Value base = eval(*at.base, env);
+  if (!base.isArray()) fail("E0214", at.span, "`.at` needs an array, got " + describe(base));
+  AVal x = *base.array;
+  std::vector<IndexArg> idx = evalIndexArgs(ix.items, env);
+  CallArgs c;
+  c.span = e.span;
+  for (const Argument& a : e.args) {
+    if (a.keyword.empty()) {
+      c.pos.push_back(eval(*a.value, env));
+      c.posSpans.push_back(a.value->span);
+    } else {
+      c.kw.emplace_back(a.keyword, eval(*a.value, env));
+      c.kwSpans.push_back(a.keywordSpan.to(a.value->span));
+    }
+  }
+  const std::string what = "x.at[...]." + m.attr;
+  if (m.attr == "get") {
+    Args a(*this, c, what.c_str(), {"mode=", "fill_value=", "indices_are_sorted=", "unique_indices="});
+    if (clampsIndices(a, 0, true, what)) return Value::ofArray(gatherIndexed(*this, x, idx, std::nullopt, false, e.span));
+    AVal fill = a.has(1) && !a.get(1).isNone() ? a.array(1) : defaultFill(surfaceType(x).dtype);
+    return Value::ofArray(gatherIndexed(*this, x, idx, fill, false, e.span));
+  }
+  Args a(*this, c, what.c_str(), {"values", "mode=", "indices_are_sorted=", "unique_indices="});
+  bool clip = clampsIndices(a, 1, false, what);
+  return Value::ofArray(scatterIndexed(*this, x, idx, scatterOpOf(m.attr), a.array(0), clip, e.span));
+}
+
+}  // namespace scn
