@@ -24,7 +24,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,L,S";
+  std::string only = "P,W1,W2,W3,A,L,S,X";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -57,6 +57,9 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
               "fn running_lse(x) = associative_scan(|a, b| maximum(a, b) + log1p(exp(-abs(a - b))), x)\n"
               "fn last_nonzero(x) = associative_scan(|a, b| where(b != 0.0, b, a), x)\n"
               "fn linear_recurrence(a, b) = associative_scan(|p, q| (p.0 * q.0, q.0 * p.1 + q.1), (a, b)).1"))
+    die("bench definitions failed");
+  // Sorting (issue 16): sort and argsort of one long f32 row; bench/jax_bench.py has the same.
+  if (!s->run("<bench>", "fn sort_f32(x) = sort(x)\nfn argsort_f32(x) = argsort(x)"))
     die("bench definitions failed");
   return s;
 }
@@ -264,6 +267,18 @@ void assocScans(Session& s, const Options& o) {
   global(s, "bench_a_decay", "0");
 }
 
+/// sort and argsort of 2^22 uniform f32 (issue 16's rows; goal JAX/scn >= 2).
+void sorts(Session& s, const Options& o) {
+  int lg = o.quick ? 16 : 22;
+  std::string size = "2^" + std::to_string(lg);
+  Value x = global(s, "bench_x_x", "uniform(key(11), (2**" + std::to_string(lg) + ",))");
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "sort_f32", {x}, rec("scn", "X", "sort f32", size)));
+  vs.push_back(prepare(s, "argsort_f32", {x}, rec("scn", "X", "argsort f32", size)));
+  runGroup(std::move(vs), o, 0.3);
+  global(s, "bench_x_x", "0");
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -337,7 +352,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,L,S] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,L,S,X] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -348,5 +363,6 @@ int main(int argc, char** argv) {
   if (o.want("A")) assocScans(*s, o);
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
+  if (o.want("X")) sorts(*s, o);
   return 0;
 }

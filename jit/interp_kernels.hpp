@@ -39,6 +39,10 @@ Array reverseOp(const Array& x, const Attrs& attrs, const Type& out);
 Array dynamicSliceOp(const std::vector<Array>& in, const Type& out);
 Array dynamicUpdateSliceOp(const std::vector<Array>& in, const Type& out);
 
+// ---- sorting (interp_sort.cpp, Note [Sorting]) ----
+/// The operands reordered together along attrs.axes[0] by a stable sort of the first.
+std::vector<Array> sortOp(const std::vector<Array>& in, const Attrs& attrs);
+
 // ---- index helpers shared by the kernels ----
 
 /// Row-major strides, in elements, of a shape.

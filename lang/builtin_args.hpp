@@ -76,6 +76,7 @@ BuiltinDefs controlBuiltins();    // builtins_control.cpp
 BuiltinDefs assocScanBuiltins();  // builtins_assoc_scan.cpp
 BuiltinDefs randomBuiltins();     // builtins_random.cpp
 BuiltinDefs ioBuiltins();         // builtins_io.cpp
+BuiltinDefs sortBuiltins();       // builtins_sort.cpp
 
 // ---- pytree arguments (the control-flow builtins) ----
 

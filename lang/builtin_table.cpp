@@ -98,7 +98,8 @@ std::map<std::string, Builtin> makeTable() {
   };
   std::map<std::string, BuiltinFn> opFns;
   for (BuiltinDefs (*defs)() : {creationBuiltins, mathBuiltins, shapeBuiltins, checkBuiltins, controlBuiltins,
-                                assocScanBuiltins, randomBuiltins, ioBuiltins}) {
+                                assocScanBuiltins, randomBuiltins, ioBuiltins,
+                                sortBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);
