@@ -158,8 +158,8 @@ Value searchsorted(Evaluator& ev, CallArgs& c) {
   if (a.has(2)) {
     const Value& sv = a.get(2);
     if (sv.kind != ValueKind::String || (sv.str != "left" && sv.str != "right"))
-      fail("E0259", a.span(2), "searchsorted: side must be 'left' or 'right'" +
-                                   (sv.kind == ValueKind::String ? ", got '" + sv.str + "'" : std::string()));
+      fail("E0259", a.span(2), "searchsorted: side must be \"left\" or \"right\"" +
+                                   (sv.kind == ValueKind::String ? ", got \"" + sv.str + "\"" : std::string()));
     side = sv.str;
   }
   if (sortedArr.type.shape.size() != 1)
@@ -172,7 +172,7 @@ Value searchsorted(Evaluator& ev, CallArgs& c) {
   AVal q = flattened(ev, v, c.span);
   int64_t n = sortedArr.type.shape[0], m = q.type.shape[0];
   // JAX's method='sort': the rank of each query among the queries and `a` together (queries
-  // first for 'left', so a equal element of `a` is after it) less its rank among the queries.
+  // first for "left", so a equal element of `a` is after it) less its rank among the queries.
   AVal both = side == "left" ? ev.ops().concat({q, sortedArr}, 0, c.span) : ev.ops().concat({sortedArr, q}, 0, c.span);
   AVal among = leading(ev, ranks(ev, both, c.span), 0, side == "left" ? 0 : n, m, c.span);
   AVal r = ev.ops().binary(Op::Sub, among, ranks(ev, q, c.span), c.span, "searchsorted");
@@ -194,9 +194,9 @@ BuiltinDefs sortBuiltins() {
                "the sorted unique elements of x flattened, size= (needed inside a fn) pads with fill_value "
                "(default: the smallest)",
                unique},
-              {"searchsorted(a, v, side='left')",
+              {"searchsorted(a, v, side=\"left\")",
                "where each element of v goes in the sorted 1-d a to keep it sorted (i32): before equal "
-               "elements for side='left', after them for 'right'",
+               "elements for side=\"left\", after them for \"right\"",
                searchsorted},
           }};
 }
