@@ -173,7 +173,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L", "X"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -256,6 +256,14 @@ def main():
         for length in (10, 1000):
             ms, k, c, _ = measure(lambda x, length=length: scalar_scan(x, length), (x0,), runs)
             emit("L", f"compile len {length}", f"{length}", ms, k, c)
+
+    if "X" in only:  # sorting (issue 16): jnp.sort / jnp.argsort of 2^22 uniform f32
+        n = 2**16 if quick else 2**22
+        x = jax.random.uniform(jax.random.PRNGKey(11), (n,), dtype=jnp.float32)
+        for name, fn in (("sort f32", jnp.sort), ("argsort f32", jnp.argsort)):
+            ms, k, c, _ = measure(fn, (x,), runs, 0.3)
+            emit("X", name, f"2^{n.bit_length() - 1}", ms, k, c)
+        del x
 
 
 if __name__ == "__main__":

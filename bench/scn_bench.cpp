@@ -24,7 +24,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,M,G,L,S";
+  std::string only = "P,W1,W2,W3,A,M,G,L,S,X";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -60,6 +60,9 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
     die("bench definitions failed");
   // Elementwise maps of jnp's math (issue 17): one fused kernel each; jax_bench.py has the same.
   if (!s->run("<bench>", "fn erf_map(x) = erf(x)\nfn arctan2_map(y, x) = arctan2(y, x)"))
+    die("bench definitions failed");
+  // Sorting (issue 16): sort and argsort of one long f32 row; bench/jax_bench.py has the same.
+  if (!s->run("<bench>", "fn sort_f32(x) = sort(x)\nfn argsort_f32(x) = argsort(x)"))
     die("bench definitions failed");
   return s;
 }
@@ -301,6 +304,17 @@ void gatherScatter(Session& s, const Options& o) {
   vs.push_back(prepare(s, "bench_fill", {t0, xs}, rec("scn", "G", "scan .at[k].set", "2^" + std::to_string(steps) + " steps")));
   runGroup(std::move(vs), o, 0.3);
   for (const char* g : {"bench_g_t", "bench_g_i", "bench_g_v", "bench_g_t0", "bench_g_xs"}) global(s, g, "0");
+
+/// sort and argsort of 2^22 uniform f32 (issue 16's rows; goal JAX/scn >= 2).
+void sorts(Session& s, const Options& o) {
+  int lg = o.quick ? 16 : 22;
+  std::string size = "2^" + std::to_string(lg);
+  Value x = global(s, "bench_x_x", "uniform(key(11), (2**" + std::to_string(lg) + ",))");
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "sort_f32", {x}, rec("scn", "X", "sort f32", size)));
+  vs.push_back(prepare(s, "argsort_f32", {x}, rec("scn", "X", "argsort f32", size)));
+  runGroup(std::move(vs), o, 0.3);
+  global(s, "bench_x_x", "0");
 }
 
 void loopOverhead(Session& s, const Options& o) {
@@ -376,7 +390,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -389,5 +403,6 @@ int main(int argc, char** argv) {
   if (o.want("G")) gatherScatter(*s, o);
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
+  if (o.want("X")) sorts(*s, o);
   return 0;
 }

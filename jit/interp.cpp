@@ -127,6 +127,7 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::Scan: return evalScan(e, in, out, interrupt);
     case OpCategory::While: return evalWhile(e, in, interrupt);
     case OpCategory::Cond: return evalCond(e, in, interrupt);
+    case OpCategory::Sort: return sortOp(in, e.attrs);
   }
   internalError(std::string("evalEqn: no kernel for ") + opName(e.op));
 }

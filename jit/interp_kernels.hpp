@@ -44,6 +44,10 @@ Array gatherOp(const std::vector<Array>& in, const Type& out);
 /// A Scatter op (its combiner from the op table) of in = operand, updates, indices...
 Array scatterOp(Op op, const std::vector<Array>& in, const Type& out);
 
+// ---- sorting (interp_sort.cpp, Note [Sorting]) ----
+/// The operands reordered together along attrs.axes[0] by a stable sort of the first.
+std::vector<Array> sortOp(const std::vector<Array>& in, const Attrs& attrs);
+
 // ---- index helpers shared by the kernels ----
 
 /// Row-major strides, in elements, of a shape.

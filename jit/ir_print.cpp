@@ -44,7 +44,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
     case OpCategory::Iota:
       return {std::string("dimension=") + (a.axes.empty() ? "?" : std::to_string(a.axes[0]))};
     case OpCategory::Reduce: case OpCategory::Reverse: return {"axes=" + list(a.axes)};
-    case OpCategory::ArgReduce: case OpCategory::Concat: return {axis()};
+    case OpCategory::ArgReduce: case OpCategory::Concat: case OpCategory::Sort: return {axis()};
     case OpCategory::Cumulative: case OpCategory::AssocScan: return {axis(), std::string("reverse=") + boolText(a.reverse)};
     case OpCategory::BroadcastInDim: return {"shape=" + list(a.shape), "axes=" + list(a.axes)};
     case OpCategory::Reshape: return {"shape=" + list(a.shape)};
@@ -82,7 +82,7 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
-    case OpCategory::DotGeneral:
+    case OpCategory::DotGeneral: case OpCategory::Sort:
       break;
   }
   return "sub" + std::to_string(i);

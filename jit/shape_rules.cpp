@@ -529,6 +529,17 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
     case OpCategory::Scan: return inferScan(in, attrs, subs);
     case OpCategory::While: return inferWhile(in, attrs, subs);
     case OpCategory::Cond: return inferCond(in, subs);
+    case OpCategory::Sort: {
+      if (in.empty()) return error("sort needs at least one operand");
+      for (const Type& t : in)
+        if (t.shape != in[0].shape) return error("sort's operands must have one shape, got " + typesString(in));
+      if (in[0].shape.empty()) return error("sort needs an operand of rank 1 or more but got " + typeString(in[0]));
+      if (attrs.axes.size() != 1)
+        return error("sort needs exactly one axis but got axes=" + listString(attrs.axes));
+      std::string e = checkAxes(info.name, attrs.axes, in[0].shape.size(), true, in[0]);
+      if (!e.empty()) return error(e);
+      return ok(in);
+    }
   }
   return error(name + " has no shape rule");
 }

@@ -89,6 +89,7 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
 /// random.split(key, num=2) (builtins_random.cpp); `split` dispatches to it (Note [Two splits]).
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
+BuiltinDefs sortBuiltins();       // builtins_sort.cpp
 
 // ---- pytree arguments (the control-flow builtins) ----
 

@@ -29,10 +29,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The CPU step runner honours Step::start, so scans peel their first iteration.
+/// The CPU step runner honours Step::start, so scans peel their first iteration; sorts call the
+/// runtime's radix sort (jit/cpu/sort.cpp).
 kir::LowerOptions cpuLowerOptions() {
   kir::LowerOptions o;
   o.peelFirstIteration = true;
+  o.sortStep = true;
   return o;
 }
 double msSince(Clock::time_point t) {

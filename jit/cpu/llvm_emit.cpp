@@ -426,6 +426,15 @@ class ModuleEmitter {
         }
         break;
       }
+      case StepKind::Sort: {
+        const SortRows& r = s.sort;
+        auto* ft = llvm::FunctionType::get(void_, {ptr_, i32_, ptr_, i32_, ptr_, i64_, i64_}, false);
+        b_.CreateCall(m_.getOrInsertFunction("scn_sort_rows", ft),
+                      {ctx_, b_.getInt32(static_cast<int32_t>(p_.buffers.at(r.keys.buffer).dtype)), locPtr(ee, r.keys),
+                       b_.getInt32(static_cast<int32_t>(p_.buffers.at(r.perm.buffer).dtype)), locPtr(ee, r.perm),
+                       b_.getInt64(r.rows), b_.getInt64(r.n)});
+        break;
+      }
       case StepKind::Swap: {
         Value* pa = slotPtr(s.a);
         Value* pb = slotPtr(s.b);

@@ -179,6 +179,7 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache,
   };
   add("scn_parallel_for", &scn_parallel_for);
   add("scn_gemm", &scn_gemm);
+  add("scn_sort_rows", &scn_sort_rows);
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(syms))))
     failLLVM("define runtime symbols", std::move(e));
 }

@@ -64,4 +64,8 @@ void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** b
 void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
               int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
               int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
+/// The Sort step (kir::SortRows): stable permutations of rows of keys, on the context's pool
+/// (jit/cpu/sort.hpp); keyType and permType are DType values.
+void scn_sort_rows(scn::cpu::RuntimeCtx* ctx, int32_t keyType, const void* keys, int32_t permType, void* perm,
+                   int64_t rows, int64_t n);
 }

@@ -211,7 +211,7 @@ class Runner {
           }
           break;
         }
-        case kir::StepKind::While: case kir::StepKind::Switch: return false;
+        case kir::StepKind::While: case kir::StepKind::Switch: case kir::StepKind::Sort: return false;
       }
     }
     return true;
@@ -469,6 +469,8 @@ class Runner {
         return;
       }
       case kir::StepKind::Swap: std::swap(slots_.at(s.a), slots_.at(s.b)); return;
+      case kir::StepKind::Sort:  // cudaLowerOptions() asks for bitonic kernels (Note [Bitonic sort])
+        internalError("a sort step in a CUDA program");
     }
   }
 

@@ -329,6 +329,13 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
         os << " x" << s.elems << "\n";
         break;
       case StepKind::Swap: os << "swap b" << s.a << " b" << s.b << "\n"; break;
+      case StepKind::Sort:
+        os << "sort rows=" << s.sort.rows << " n=" << s.sort.n << " ";
+        printLoc(os, s.sort.perm);
+        os << " <- order of ";
+        printLoc(os, s.sort.keys);
+        os << "\n";
+        break;
     }
   }
 }

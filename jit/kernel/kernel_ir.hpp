@@ -197,13 +197,23 @@ struct Gemm {
   Loc a, b, c;
 };
 
-enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap };
+/// A stable sort of each row of a row-major [rows, n] key array into a permutation, asked for by
+/// LowerOptions::sortStep (Note [Sorting] in jit/interp_sort.cpp): perm[r * n + j] is the index
+/// within row r of the row's j-th key in sort's order (jit/sort_keys.hpp).
+struct SortRows {
+  int64_t rows = 0, n = 0;
+  Loc keys;  // any dtype
+  Loc perm;  // i32, or i64 when n does not fit in i32
+};
+
+enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap, Sort };
 
 /// One step of the sequential program.
 struct Step {
   StepKind kind = StepKind::Launch;
   int kernel = 0;           // Launch
   kir::Gemm gemm;           // Gemm
+  SortRows sort;            // Sort
   int hostVar = 0;          // Loop: counter id, runs start..count-1
   int64_t count = 0;        // Loop
   int64_t start = 0;        // Loop: first counter value (1 after a peeled first iteration)
@@ -255,6 +265,9 @@ struct LowerOptions {
   /// loop serially, so its blocks are short.
   int64_t reduceBlock = 256;
   int64_t reduceSerialMax = 1024;
+  /// Sort rows with a Sort step (a library sort of the backend's runner) instead of a bitonic
+  /// network of kernels (Note [Sorting] in jit/interp_sort.cpp).
+  bool sortStep = false;
 };
 
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.

@@ -372,6 +372,7 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Scan: lowerScan(i, e); break;
       case OpCategory::While: lowerWhile(i, e); break;
       case OpCategory::Cond: lowerCond(i, e); break;
+      case OpCategory::Sort: lowerSort(e); break;
     }
     // Free the temporaries whose last reader this was.
     bool point = !isFusibleEqn(e) || mat_[e.outputs[0]];

@@ -72,6 +72,12 @@ class FuncLowering {
   ExprP genGather(const Eqn& e, const std::vector<ExprP>& ix);
   void lowerScatter(size_t ei, const Eqn& e);
   void lowerDynamicUpdateSlice(size_t ei, const Eqn& e);
+  // ---- lower_sort.cpp (Note [Sorting] in jit/interp_sort.cpp) ----
+  void lowerSort(const Eqn& e);
+  /// The permutation of each of the rows of e's keys, by a Sort step or a bitonic network
+  /// (Note [Bitonic sort]); *stride is its row length.
+  Loc sortStep(const Eqn& e, int64_t rows, DType permType, int64_t* stride);
+  Loc bitonicSort(const Eqn& e, int64_t rows, DType permType, int64_t* stride);
 
   // ---- lower_control.cpp: control flow ----
   void lowerScan(size_t ei, const Eqn& e);

@@ -366,6 +366,19 @@ class Verifier {
         written_.insert(s.a);
         written_.insert(s.b);
         return;
+      case StepKind::Sort: {
+        const SortRows& r = s.sort;
+        checkBufferId(r.keys.buffer, where);
+        checkBufferId(r.perm.buffer, where);
+        checkLoc(r.keys, p_.buffers[r.keys.buffer].dtype, bound, "sort keys", where);
+        DType pt = p_.buffers[r.perm.buffer].dtype;
+        if (pt != DType::I32 && pt != DType::I64)
+          invalid(where, std::string("a sort permutation of ") + dtypeName(pt));
+        checkLoc(r.perm, pt, bound, "sort permutation", where);
+        if (r.rows < 0 || r.n < 0) invalid(where, "sort of a negative count");
+        written_.insert(r.perm.buffer);
+        return;
+      }
     }
   }
 

@@ -64,7 +64,7 @@ std::vector<BVal> shiftAxes(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   return {BVal{c.emit1(e.op, {in[0].var}, std::move(a)), b}};
 }
 
-// associative_scan: its operands share one shape, so all get the batch dimension where the
+// associative_scan and sort: their operands share one shape, so all get the batch dimension where the
 // first batched one has it (broadcast when unbatched); the combiner is a scalar function, so
 // batching only adds rows.
 std::vector<BVal> assocScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
@@ -112,6 +112,7 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
     case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
+    case OpCategory::Sort:
       internalError(std::string("leadingAxis rule applied to ") + opName(e.op));
   }
   return {BVal{c.emit1(e.op, {x}, std::move(a)), 0}};
@@ -271,7 +272,7 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
       return reduce(c, e, in);
     case OpCategory::Cumulative: case OpCategory::Reverse:
       return shiftAxes(c, e, in);
-    case OpCategory::AssocScan:
+    case OpCategory::AssocScan: case OpCategory::Sort:
       return assocScan(c, e, in);
     case OpCategory::Slice:
       return slice(c, e, in);

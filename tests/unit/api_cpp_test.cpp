@@ -128,6 +128,43 @@ TEST(ApiCpp, MatrixTupleResultsAndDtypes) {
   EXPECT_TRUE(n->empty());
 }
 
+TEST(ApiCpp, SortArgsortAndTopKAgreeWithStableSort) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn sorted(x) = sort(x)\nfn order(x) = argsort(x, descending=true)\n"
+                         "fn best(x) = top_k(x, 3)\nfn insert(a, v) = searchsorted(a, v)\n"));
+  std::vector<float> x(1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 101) - 50.0f;
+  x[17] = NAN;
+  auto s = h.ctx.call("sorted", {scn::ArrayView::of(x.data(), {1000})});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  std::vector<float> want = x;
+  std::stable_sort(want.begin(), want.end(), [](float a, float b) { return a < b || (std::isnan(b) && !std::isnan(a)); });
+  std::vector<float> got = values<float>(s->at(0));
+  for (size_t i = 0; i + 1 < x.size(); ++i) EXPECT_EQ(got[i], want[i]) << i;
+  EXPECT_TRUE(std::isnan(got.back()));
+  // Descending and stable: the NaN first, then equal keys by index.
+  auto o = h.ctx.call("order", {scn::ArrayView::of(x.data(), {1000})});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  std::vector<int32_t> idx = values<int32_t>(o->at(0));
+  EXPECT_EQ(idx[0], 17);
+  for (size_t i = 2; i < idx.size(); ++i) {
+    float a = x[idx[i - 1]], b = x[idx[i]];
+    EXPECT_TRUE(a > b || (a == b && idx[i - 1] < idx[i])) << i;
+  }
+  auto t = h.ctx.call("best", {scn::ArrayView::of(x.data(), {2, 500})});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_EQ(t->at(1).shape(), (std::vector<int64_t>{2, 3}));
+  std::vector<int32_t> top = values<int32_t>(t->at(1));
+  EXPECT_EQ(top[0], 17);  // NaN is the largest
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(values<float>(t->at(0))[r * 3 + 2], x[r * 500 + top[r * 3 + 2]]);
+  std::vector<int32_t> a = {1, 3, 3, 7}, v = {3, 0, 8};
+  auto p = h.ctx.call("insert", {scn::ArrayView::of(a.data(), {4}), scn::ArrayView::of(v.data(), {3})});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(values<int32_t>(p->at(0)), (std::vector<int32_t>{1, 0, 4}));
+  EXPECT_TRUE(h.diags.empty());
+}
+
 TEST(ApiCpp, DeepTupleResultsComeBackFlatOrAsADiagnostic) {
   SCN_SKIP_WITHOUT_CPU_BACKEND();
   // Note [Deep values]: a result nested as deep as tuples may nest comes back as its one leaf;

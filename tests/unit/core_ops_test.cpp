@@ -147,6 +147,10 @@ Example exampleFor(Op op) {
       ex.eqn.subs = {unaryBody("no", ty(DType::F32, {2})), unaryBody("yes", ty(DType::F32, {2}))};
       in = {Array::scalarInt(DType::I32, 1), sample(DType::F32, {2})};
       break;
+    case OpCategory::Sort:  // keys and a payload sorted together
+      in = {sample(d, {2, 3}), sample(DType::I32, {2, 3}, 10)};
+      a.axes = {1};
+      break;
   }
   return ex;
 }

@@ -367,6 +367,16 @@ std::vector<Case> casesFor(Op op) {
       }
       break;
     }
+    case OpCategory::Sort:  // keys (NaNs, signed zeros, ties) and an i32 payload, rows short and radix-sorted
+      for (DType t : dtypesOf(info.typeClass))
+        for (Shape s : {Shape{5, 3}, Shape{3, 700}})
+          for (int64_t axis : {0, 1}) {
+            Builder b(std::string("sort_") + dtypeName(t));
+            int k = b.param(ty(t, s)), v = b.param(ty(I32, s));
+            cs.push_back({b.f->name, b.ret(b.emit(op, {k, v}, axesAttr({axis}))),
+                          {randomArray(t, s, seed++), randomArray(I32, s, seed++)}});
+          }
+      break;
   }
   return cs;
 }

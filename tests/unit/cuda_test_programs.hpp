@@ -235,6 +235,13 @@ inline void addOpPrograms(ProgramSet& ps) {
                  {ps.rnd(t, {2, 3, 4}, false), ps.rnd(t, {2, 4, 5}, false)});
           break;
         }
+        case OpCategory::Sort:  // keys and an i32 payload; a row of 5 pads to 8 (Note [Bitonic sort])
+          for (int64_t ax : {0, 1}) {
+            Builder c(name + ".axis" + std::to_string(ax));
+            int x = c.param(ty(t, {3, 5})), v = c.param(ty(DType::I32, {3, 5}));
+            ps.add(c.f->name, c.ret(c.emit(op, {x, v}, axesAttr({ax}))), {ps.rnd(t, {3, 5}), ps.rnd(DType::I32, {3, 5})});
+          }
+          break;
         case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
           break;  // control flow: addControlPrograms
       }

@@ -166,6 +166,27 @@ TEST(KernelLower, MatmulIsAGemmCallAndIntegerMatmulIsLoops) {
   }
 }
 
+TEST(KernelLower, SortIsASortStepOrABitonicLoopThenOneGather) {
+  // Note [Sorting]: keys and a payload along axis 0 of f32[5, 3] (3 rows of 5).
+  Builder b;
+  int k = b.param(ty(F32, {5, 3})), v = b.param(ty(I32, {5, 3}));
+  FuncPtr f = b.ret(b.emit(Op::Sort, {k, v}, axesAttr({0})));
+  kir::LowerOptions step;
+  step.sortStep = true;
+  kir::Program cpu = kir::lowerStage(*f, step);
+  ASSERT_EQ(kir::countSteps(cpu.steps, kir::StepKind::Sort), 1) << kir::printKernels(cpu);
+  // The keys are not row-major along axis 0: one kernel writes them so, one gathers both outputs.
+  EXPECT_EQ(cpu.kernels.size(), 2u);
+  EXPECT_EQ(kir::countSteps(cpu.steps, kir::StepKind::Loop), 0);
+  kir::Program gpu = kir::lowerStage(*f, {});
+  EXPECT_EQ(kir::countSteps(gpu.steps, kir::StepKind::Sort), 0);
+  // Pairs, the compare-exchange stage in a loop over 6 stages (P = 8), the gather.
+  ASSERT_EQ(kir::countSteps(gpu.steps, kir::StepKind::Loop), 1) << kir::printKernels(gpu);
+  EXPECT_EQ(gpu.kernels.size(), 3u);
+  for (const kir::Step& s : gpu.steps)
+    if (s.kind == kir::StepKind::Loop) EXPECT_EQ(s.count, 6);
+}
+
 FuncPtr matmulScan(DType t, int64_t b, int64_t n, int64_t reps) { return ktest::matmulSqrtScan(t, b, n, reps); }
 
 /// Whether some kernel stores into a buffer it also reads at the same index (in place).

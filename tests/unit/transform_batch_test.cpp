@@ -483,6 +483,11 @@ std::vector<Case> casesFor(Op op) {
       cs.push_back(condCase(op, DType::I32));
       cs.push_back(condCase(op, DType::Bool));
       break;
+    case OpCategory::Sort:  // small integer keys: ties, which the payload's order shows
+      for (int64_t axis : {0, 1})
+        cs.push_back(single(op, "axis " + std::to_string(axis), {T(dt, {3, 4}), T(DType::I32, {3, 4})}, axesAttr({axis}),
+                            {Gen{-2, 2, true}, Gen{0, 9}}));
+      break;
   }
   return cs;
 }
