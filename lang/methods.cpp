@@ -7,6 +7,7 @@
 #include "lang/builtin_args.hpp"
 #include "lang/gather_index.hpp"
 #include "lang/methods.hpp"
+#include "lang/name_hints.hpp"
 
 namespace scn {
 
@@ -73,6 +74,7 @@ std::string arrayMemberHelp(const std::string& name) {
 
 Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
   const auto& m = static_cast<const AttrExpr&>(*e.callee);
+  rejectModulePrefix(m, *env);  // `jnp.mean(x)`: E0273 before `jnp` is an unknown name
   if (m.base->kind == ExprKind::Index) {
     const auto& ix = static_cast<const IndexExpr&>(*m.base);
     if (ix.base->kind == ExprKind::Attr && static_cast<const AttrExpr&>(*ix.base).attr == "at")

@@ -64,13 +64,13 @@ const char* kProgram =
     "h(arange(3.0))\n";
 
 const char* kProgramStats =
-    "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=f(f32[3])\n"
-    "stats: f cached backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B sig=f(f32[3])\n"
-    "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=f(f32[4]) retraced: new shape or dtype of `x`: f32[4] (was f32[3])\n"
-    "stats: g traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=g(f32[3], n=2)\n"
-    "stats: g traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=g(f32[3], n=3) retraced: new static value of `n`: 3 (was 2)\n"
-    "stats: h traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=h(f32[3])\n"
-    "stats: h traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=h(f32[3]) retraced: rebound global `scale`\n"
+    "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=f(f32[3])\n"
+    "stats: f cached backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 sig=f(f32[3])\n"
+    "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=f(f32[4]) retraced: new shape or dtype of `x`: f32[4] (was f32[3])\n"
+    "stats: g traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=g(f32[3], n=2)\n"
+    "stats: g traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=g(f32[3], n=3) retraced: new static value of `n`: 3 (was 2)\n"
+    "stats: h traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=h(f32[3])\n"
+    "stats: h traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=h(f32[3]) retraced: rebound global `scale`\n"
     "stats: summary of 3 functions\n"
     "stats:   f: calls=3 compiles=2 cache-hits=0 compile=#ms run=#ms peak=- compiled for f(f32[3]), f(f32[4])\n"
     "stats:   g: calls=2 compiles=2 cache-hits=0 compile=#ms run=#ms peak=- compiled for g(f32[3], n=2), g(f32[3], n=3)\n"
@@ -113,8 +113,8 @@ TEST(Stats, InTheRepl) {
             "stats: on\n"
             "[0.0, 2.0, 4.0]\n");
   EXPECT_EQ(withoutTimes(r.err),
-            "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B cache=miss sig=f(f32[2])\n"
-            "stats: f cached backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B sig=f(f32[3])\n"
+            "stats: f traced backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 cache=miss sig=f(f32[2])\n"
+            "stats: f cached backend=interp trace=#ms optimise=#ms codegen=#ms run=#ms kernels=0 peak=- device=none copied=0B in-place=0 sig=f(f32[3])\n"
             "scn: error[E0506]: `:stats` takes `on`, `off` or nothing, not `maybe`\n"
             "help: `:stats on` shows a line per compiled call after each entry; `:stats` the summary so far\n"
             "stats: summary of 1 function\n"
