@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <poll.h>
 #include <unistd.h>
 
 #ifdef SCN_HAVE_EDITLINE
@@ -235,17 +236,21 @@ char** completeLine(const char* text, int, int) {
 }
 
 // Ctrl-C at the prompt (Note [Ctrl-C]): editline would retry its read after the signal and
-// keep the line, so keys are read here; a read the signal broke ends the line, which runRepl
-// then drops because the interrupt flag is set.
+// keep the line, so keys are read here, and a set interrupt flag ends the line, which runRepl
+// then drops. The flag is checked before each wait, and the wait is a poll with a timeout: a
+// signal that lands between the check and a blocking read() would otherwise leave the prompt
+// waiting for the next key (seen under load in CI).
 int readKey(FILE*) {
   for (;;) {
+    if (gInterruptFlag && gInterruptFlag->load() != 0) return '\n';
+    pollfd in{0, POLLIN, 0};
+    int ready = ::poll(&in, 1, 100);
+    if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    if (ready < 0) return EOF;
     unsigned char c;
     ssize_t n = ::read(0, &c, 1);
     if (n == 1) return c;
-    if (n < 0 && errno == EINTR) {
-      if (gInterruptFlag && gInterruptFlag->load() != 0) return '\n';
-      continue;
-    }
+    if (n < 0 && errno == EINTR) continue;
     return EOF;
   }
 }
