@@ -86,3 +86,31 @@ file(RELATIVE_PATH SCN_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" 
 string(REGEX REPLACE "/$" "" SCN_PC_TO_PREFIX "${SCN_PC_TO_PREFIX}")
 configure_file(${SCN_ROOT}/cmake/scn.pc.in ${CMAKE_BINARY_DIR}/generated/scn.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/generated/scn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# ---- documentation: docs/ and the man page scn(1) ----
+# --help names the installed docs once they are there (found from the binary, so any --prefix
+# works), else the source tree's.
+file(RELATIVE_PATH SCN_DOC_DIR_FROM_BIN "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${CMAKE_INSTALL_DOCDIR}")
+target_compile_definitions(scn PRIVATE SCN_DOC_DIR_FROM_BIN="${SCN_DOC_DIR_FROM_BIN}"
+                                       SCN_SOURCE_DOC_DIR="${SCN_ROOT}/docs")
+install(DIRECTORY ${SCN_ROOT}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The man page is generated from `scn --help` (help2man, from Debian), so the two never disagree;
+# cmake/scn.h2m adds the sections --help has no room for.
+find_program(SCN_HELP2MAN help2man)
+if(SCN_HELP2MAN)
+  set(SCN_MAN_PAGE ${CMAKE_BINARY_DIR}/generated/scn.1)
+  add_custom_command(OUTPUT ${SCN_MAN_PAGE}
+    COMMAND ${SCN_HELP2MAN} --no-info --no-discard-stderr
+            "--name=an array language with scan, vmap and a JIT"
+            --include=${SCN_ROOT}/cmake/scn.h2m --output=${SCN_MAN_PAGE} $<TARGET_FILE:scn>
+    DEPENDS scn ${SCN_ROOT}/cmake/scn.h2m
+    COMMENT "Generating the man page scn.1 from scn --help")
+  add_custom_target(scn_man_page ALL DEPENDS ${SCN_MAN_PAGE})
+  install(FILES ${SCN_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  if(TARGET api_install_test)
+    add_dependencies(api_install_test scn_man_page)
+    target_compile_definitions(api_install_test PRIVATE SCN_HAVE_MAN_PAGE=1)
+  endif()
+else()
+  message(WARNING "help2man not found: the man page scn(1) is not built (scripts/ensure-packages.sh installs it)")
+endif()

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -50,7 +51,8 @@ options:
   --cache-dir=DIR       keep compiled code (CPU objects, CUDA PTX) in DIR across runs; `-`
                         turns the cache off. Default: $SCN_CACHE_DIR, else $XDG_CACHE_HOME/scn,
                         else ~/.cache/scn; none when SCN_NO_CACHE is set
-  --cache-max-size=SIZE the most each cache keeps (1G, 512M, bytes; default 1G or
+  --cache-max-size=SIZE
+                        the most each cache keeps (1G, 512M, bytes; default 1G or
                         $SCN_CACHE_MAX_SIZE): the least recently used entries go first
   --cache-clear         remove the cached code in the cache directory (with --cache-dir=DIR:
                         in DIR) and exit
@@ -64,8 +66,19 @@ Every option with a value may also be written as two words: `--emit ir`.
 Ctrl-C stops the running program with error E0507 (a second Ctrl-C ends it at once).
 
 exit status: 0 success, 1 a program error (a diagnostic was printed), 2 bad usage.
-docs: docs/README.md (language reference, CLI and REPL, error index)
 )";
+
+/// Where --help points for the documentation: the installed docs beside the binary when they are
+/// there (`cmake --install`, any prefix), else the source tree this binary was built from.
+std::string docsDirectory() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path installed = (exe.parent_path() / SCN_DOC_DIR_FROM_BIN).lexically_normal();
+  if (!ec && fs::exists(installed / "README.md", ec)) return installed.string();
+  if (fs::exists(fs::path(SCN_SOURCE_DOC_DIR) / "README.md", ec)) return SCN_SOURCE_DOC_DIR;
+  return installed.string();
+}
 
 int usageError(const std::string& msg) {
   std::fprintf(stderr, "scn: error: %s\n(run `scn --help` for usage)\n", msg.c_str());
@@ -167,6 +180,8 @@ int runCommand(int argc, char** argv) {
     auto valued = [&](const char* name) { return valuedOption(argv, i, name, value); };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::printf("docs: %s/README.md (tutorial for JAX users, language reference, CLI and REPL,\n"
+                  "      error index); `man scn`\n", docsDirectory().c_str());
       return 0;
     } else if (a == "--version") {
       std::printf("scn %s\n", SCN_VERSION);

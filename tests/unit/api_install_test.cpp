@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -89,8 +90,21 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   ASSERT_EQ(inst.status, 0) << inst.output;
   for (const char* f : {"include/scn/scn.h", "include/scn/scn.hpp", "lib/cmake/scn/scnConfig.cmake",
                         "lib/cmake/scn/scnConfigVersion.cmake", "lib/cmake/scn/scnTargets.cmake",
-                        "lib/pkgconfig/scn.pc", "bin/scn"})
+                        "lib/pkgconfig/scn.pc", "bin/scn", "share/doc/scn/README.md",
+                        "share/doc/scn/tutorial.md", "share/doc/scn/errors/syntax.md"})
     EXPECT_TRUE(fs::exists(prefix_ / f)) << f << "\n" << inst.output;
+#ifdef SCN_HAVE_MAN_PAGE
+  // The man page is generated from --help: every option is in it.
+  std::string man = readAll(prefix_ / "share/man/man1/scn.1");
+  for (const char* option : {"backend", "emit", "print\\-after", "stats", "cache\\-clear", "color"})
+    EXPECT_NE(man.find(std::string("\\fB\\-\\-") + option), std::string::npos) << option << "\n" << man;
+  EXPECT_NE(man.find(".SH \"SEE ALSO\""), std::string::npos) << man;
+#endif
+  // The installed binary's --help points at the installed docs.
+  Proc help = shell(quote(prefix_ / "bin/scn") + " --help");
+  EXPECT_EQ(help.status, 0) << help.output;
+  EXPECT_NE(help.output.find("docs: " + (prefix_ / "share/doc/scn").string() + "/README.md"), std::string::npos)
+      << help.output;
   bool haveLib = false;
   for (const auto& e : fs::directory_iterator(prefix_ / "lib"))
     if (e.path().filename().string().rfind("libscn.so", 0) == 0) haveLib = true;

@@ -13,17 +13,11 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Runs `bash -c SCRIPT` where $SCN is the scn binary and $ERR a file for scn's stderr; returns
 /// what the script printed to its stdout (the script's own redirections decide what that is).

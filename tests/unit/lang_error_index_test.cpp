@@ -24,19 +24,13 @@
 #include <sstream>
 #include <thread>
 #include <unistd.h>
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kRoot = SCN_SOURCE_DIR;
-
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

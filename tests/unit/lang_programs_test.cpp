@@ -28,6 +28,7 @@
 #include <regex>
 #include <sstream>
 #include <sys/wait.h>
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -38,13 +39,6 @@ struct Expectations {
   std::vector<std::string> errors;  // "LINE: error[CODE]: message"
   std::vector<std::string> backends = scn::test::builtBackends({"cpu", "interp", "cuda-emu"});
 };
-
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 Expectations parseExpectations(const fs::path& file) {
   Expectations e;

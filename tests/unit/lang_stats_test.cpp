@@ -12,17 +12,11 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Outcome {
   int status = -1;
