@@ -62,7 +62,16 @@ std::string funcStageList() {
   return list;
 }
 
-std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLevel) {
+std::string emitCudaPrelude() {
+#ifdef SCN_HAVE_CUDA
+  return cuda::cudaPrelude();
+#else
+  fail("E0505", Span{}, "cannot emit the CUDA prelude (this scn was built without the CUDA toolkit)",
+       "stages: " + funcStageList());
+#endif
+}
+
+std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLevel, bool cudaPrelude) {
   if (!isFuncStage(stage) || !builtIn(stage)) {
     std::string why = !isFuncStage(stage) ? "" :
                       (stage == "llvm" || stage == "asm") ? " (this scn was built without LLVM)"
@@ -76,7 +85,7 @@ std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLev
   if (stage == "asm") return moduleLabel(*f, "#") + emitAsm(f, optLevel);
 #endif
 #ifdef SCN_HAVE_CUDA
-  if (stage == "cuda") return cuda::emitCuda(f);
+  if (stage == "cuda") return cuda::emitCuda(f, cudaPrelude);
   if (stage == "ptx") return cuda::emitPtx(f);
 #endif
   internalError("emit stage `" + stage + "`");

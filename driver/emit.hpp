@@ -16,7 +16,10 @@ std::string funcStageList();
 
 /// The text of `f` at `stage`, after the optimisation pipeline. `kernels` is the CPU backend's
 /// kernel IR (the CUDA backend's where this build has no CPU backend). Throws UserError E0505
-/// for a stage this build cannot show.
-std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLevel);
+/// for a stage this build cannot show. `cuda` without `cudaPrelude` is the kernels alone.
+std::string emitFuncStage(const std::string& stage, const FuncPtr& f, int optLevel, bool cudaPrelude = true);
+/// The prelude every CUDA translation unit starts with (the REPL's `:cuda prelude`); E0505 in a
+/// build without the CUDA toolkit.
+std::string emitCudaPrelude();
 
 }  // namespace scn

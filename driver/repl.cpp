@@ -55,7 +55,8 @@ const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line con
   :ir CALL           the IR of a function call after optimisation, e.g. :ir f(x)
   :kernels CALL      its loop-level kernel IR (fused loops and buffers)
   :llvm CALL         its optimised LLVM IR        :asm CALL   its machine code
-  :cuda CALL         its CUDA C++                  :ptx CALL   its PTX (NVRTC; no GPU needed)
+  :cuda CALL         its CUDA kernels              :ptx CALL   its PTX (NVRTC; no GPU needed)
+  :cuda prelude      the CUDA prelude every translation unit starts with
   :time EXPR         compile once (its time shown apart), then time runs (median, min, max)
   :mem EXPR          peak bytes of host and device buffers of each compiled call EXPR makes
   :stats [on|off]    a line per compiled call after each entry (on), or the summary so far
@@ -64,6 +65,24 @@ const char* kReplHelp = R"(scn REPL. Enter code; definitions persist. A line con
   :reset             forget every definition and compiled function
   :quit              leave (also exit, quit, exit() or Ctrl-D)
 )";
+
+/// `:cuda CALL` prints the call's kernels without the prelude every translation unit starts with
+/// (hundreds of lines, the same for every call, which would hide them); `:cuda prelude` prints
+/// the prelude. `--emit=cuda` prints both: a translation unit nvcc compiles as it is.
+void showCuda(Session& session, const std::string& name, const std::string& rest, std::ostream& out) {
+  if (rest == "prelude") {
+    try {
+      out << emitCudaPrelude();
+    } catch (const UserError& e) {
+      session.diagnostics().report(e.diag);
+    }
+    return;
+  }
+  std::string text;
+  if (!session.emitForCall("cuda", name, rest, text, /*cudaPrelude=*/false)) return;
+  out << "// the CUDA prelude is left out (`:cuda prelude` prints it; --emit=cuda prints both)\n" << text
+      << (text.empty() || text.back() == '\n' ? "" : "\n");
+}
 
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
@@ -174,6 +193,8 @@ bool replEntry(Session& session, const std::string& entryRaw, std::ostream& out,
         out << describe(v) << "\n";
       }
     }
+  } else if (cmd == ":cuda") {
+    showCuda(session, name, rest, out);
   } else if (isFuncStage(cmd.substr(1))) {
     std::string text;
     if (session.emitForCall(cmd.substr(1), name, rest, text)) out << text << (text.empty() || text.back() == '\n' ? "" : "\n");

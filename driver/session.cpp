@@ -150,12 +150,13 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     PipelineOptions popts;
     popts.printAfter = opts_.printAfter;
     popts.print = opts_.out;
+    popts.label = rec && !rec->signature.empty() ? rec->signature : f->name;
     popts.expandAssociativeScans = !backend_->scansWithCombiners();
     FuncPtr optimised = runPipeline(*f, popts);
     if (opts_.out && (opts_.printAfter == kLowerStage || opts_.printAfter == "all")) {
       // The pipeline's last stage runs in the backend (Note [The lower stage]).
       std::string kernels = backend_->kernelIR(optimised);
-      opts_.out(std::string("// after ") + kLowerStage +
+      opts_.out(printAfterHeading(kLowerStage, popts.label) +
                 (kernels.empty() ? ": not run (the " + backendName_ + " backend runs the IR)\n" : "\n" + kernels));
     }
     double passMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -165,8 +166,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     // The CUDA backends keep their buffers in (emulated) device memory: RunStats::peakBytes.
     c.device = backendName_ == "cuda" || backendName_ == "cuda-emu";
     try {
-      CompileNotice notice(opts_.onSlowCompile, rec && !rec->signature.empty() ? rec->signature : f->name,
-                           opts_.slowCompileMs);
+      CompileNotice notice(opts_.onSlowCompile, popts.label, opts_.slowCompileMs);
       c.exe = backend_->compile(optimised, &cs);
     } catch (const UnsupportedOnBackend& u) {
       // Honest fallback: the op is not lowered yet on this backend; --stats says so.
@@ -279,7 +279,7 @@ void Session::clearDiagnostics() {
 }
 
 bool Session::emitForCall(const std::string& stage, const std::string& name, const std::string& text,
-                          std::string& out) {
+                          std::string& out, bool cudaPrelude) {
   // Evaluate the call with a runner that captures the first compiled function instead of
   // running it.
   EvalHost saved = eval_->host();
@@ -307,7 +307,7 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
   try {
     PipelineOptions popts;
     popts.expandAssociativeScans = !backend_->scansWithCombiners();
-    out = emitFuncStage(stage, runPipeline(*captured, popts), opts_.optLevel);
+    out = emitFuncStage(stage, runPipeline(*captured, popts), opts_.optLevel, cudaPrelude);
   } catch (const UserError& e) {
     report(e.diag);
     return false;

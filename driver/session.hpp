@@ -63,9 +63,10 @@ class Session {
   std::string backendName() const;
 
   /// The IR / kernel / LLVM text of the function call `callText` (e.g. "f(x)"); stage is
-  /// "ir", "llvm", "asm", "kernels", "cuda" or "ptx". False with a diagnostic on error.
+  /// "ir", "llvm", "asm", "kernels", "cuda" or "ptx" (`cuda` without `cudaPrelude`: the kernels
+  /// alone). False with a diagnostic on error.
   bool emitForCall(const std::string& stage, const std::string& name, const std::string& text,
-                   std::string& out);
+                   std::string& out, bool cudaPrelude = true);
   /// Traces a whole script and returns the IR of every compiled function call it makes.
   std::string formatValue(const Value& v) { return eval_->format(v); }
   /// As the REPL shows a value (Evaluator::display).

@@ -431,9 +431,10 @@ kir::LowerOptions cudaLowerOptions() {
 
 std::string emitKernels(const FuncPtr& f) { return kir::printKernels(kir::lowerStage(*f, cudaLowerOptions())); }
 
-std::string emitCuda(const FuncPtr& f) {
+std::string emitCuda(const FuncPtr& f, bool withPrelude) {
   kir::Program p = kir::lowerStage(*f, cudaLowerOptions());
-  return cudaTranslationUnit(printCudaKernels(p));
+  CudaSource s = printCudaKernels(p);
+  return withPrelude ? cudaTranslationUnit(s) : s.code;
 }
 
 }  // namespace scn::cuda

@@ -65,8 +65,10 @@ kir::LowerOptions cudaLowerOptions();
 /// [Single-pass scans] in jit/kernel/lower_scan.cpp); shorter ones are a loop per row.
 inline constexpr int64_t kSinglePassScanMin = 1024;
 
-/// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda).
-std::string emitCuda(const FuncPtr& f);
+/// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda); without
+/// the prelude (the REPL's `:cuda`, where the same few hundred lines would hide the kernels),
+/// only the kernels.
+std::string emitCuda(const FuncPtr& f, bool withPrelude = true);
 /// The kernel IR the CUDA backend compiles for `f` (--emit=kernels in a build without LLVM).
 std::string emitKernels(const FuncPtr& f);
 

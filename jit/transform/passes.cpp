@@ -137,6 +137,10 @@ FuncPtr cloneFunc(const Func& f) {
   return g;
 }
 
+std::string printAfterHeading(const std::string& stage, const std::string& label) {
+  return "// after " + stage + (label.empty() ? "" : " of " + label);
+}
+
 FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
   FuncPtr g = cloneFunc(f);
   for (const Pass& p : pipelinePasses()) {
@@ -148,7 +152,7 @@ FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
       if (!err.empty()) internalError(std::string("IR fails verification after pass `") + p.name + "`: " + err);
     }
     if (opts.print && (opts.printAfter == p.name || opts.printAfter == "all"))
-      opts.print("// after " + std::string(p.name) + (changed ? "\n" + printFunc(*g) : ": unchanged\n"));
+      opts.print(printAfterHeading(p.name, opts.label) + (changed ? "\n" + printFunc(*g) : ": unchanged\n"));
   }
   return g;
 }

@@ -34,6 +34,9 @@ struct PipelineOptions {
   /// A pass name, or "all": the IR is printed after it (or "unchanged").
   std::string printAfter;
   std::function<void(const std::string&)> print;
+  /// The function being compiled, as the heading of what is printed names it ("f(f32[4])"):
+  /// a program compiles many functions, and each prints its own stages.
+  std::string label;
   /// Verify after every pass (tests and debug builds); a failure is an internal error.
   bool verifyEach = true;
   /// associative_scan ops become odd-even rounds of array ops, for a backend that prefers log
@@ -44,6 +47,9 @@ struct PipelineOptions {
 /// Runs every IR pass on a deep copy of `f` and returns the optimised copy, the input of the
 /// `lower` stage (which the backend runs; the caller prints after it).
 FuncPtr runPipeline(const Func& f, const PipelineOptions& opts);
+
+/// "// after dce of f(f32[4])": the first line --print-after prints for a stage.
+std::string printAfterHeading(const std::string& stage, const std::string& label);
 
 /// A deep copy: sub-functions are copied too, so passes never change a shared body.
 FuncPtr cloneFunc(const Func& f);

@@ -179,16 +179,17 @@ TEST(CliStages, EmitKernelsPrintsTheProgramOfEachCompiledFunction) {
 
 TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
   Shell r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=lower \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
-  EXPECT_EQ(r.out, "// after lower\n" + kSinPlusOneKernels + "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
+  EXPECT_EQ(r.out, "// after lower of f(f32[4])\n" + kSinPlusOneKernels + "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
   EXPECT_EQ(r.err, "");
   // The interpreter runs the IR: there is no kernel IR to print.
   r = shell(kSinPlusOne + "$SCN --backend=interp --print-after=lower \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
-  EXPECT_EQ(r.out, "// after lower: not run (the interp backend runs the IR)\n"
+  EXPECT_EQ(r.out, "// after lower of f(f32[4]): not run (the interp backend runs the IR)\n"
                    "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
   // `all` ends with it, after the IR passes.
   r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=all \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
-  EXPECT_EQ(r.out, "// after scan-to-map: unchanged\n// after drop-identity-reshapes: unchanged\n"
-                   "// after dce: unchanged\n// after lower\n" + kSinPlusOneKernels +
+  EXPECT_EQ(r.out, "// after scan-to-map of f(f32[4]): unchanged\n"
+                   "// after drop-identity-reshapes of f(f32[4]): unchanged\n"
+                   "// after dce of f(f32[4]): unchanged\n// after lower of f(f32[4])\n" + kSinPlusOneKernels +
                    "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
 }
 

@@ -240,6 +240,21 @@ TEST(Cli, MemReportsDeviceBytesOnCudaEmulation) {
   // The argument and the result on the device (16 bytes each), the result on the host.
   EXPECT_EQ(out, "f: host peak 16 bytes, device peak 32 bytes, 0 bytes copied for loop carries\n") << err;
 }
+
+// :cuda shows the kernels of a call, not the prelude every translation unit repeats; `:cuda
+// prelude` shows that, and --emit=cuda both (what nvcc compiles).
+TEST(Cli, CudaShowsTheKernelsAndThePreludeOnRequest) {
+  std::string out, err;
+  ASSERT_EQ(runCli("--cache-dir=-", out, err, "fn f(x) = sin(x) + 1.0\n:cuda f(ones(4))\n"), 0) << err;
+  EXPECT_EQ(out.rfind("// the CUDA prelude is left out (`:cuda prelude` prints it; --emit=cuda prints both)\n"
+                      "// program f: 1 kernels\n"
+                      "extern \"C\" __global__ void k0(", 0), 0u) << out;
+  EXPECT_EQ(out.find("scn CUDA prelude"), std::string::npos) << out;
+  std::string prelude;
+  ASSERT_EQ(runCli("--cache-dir=-", prelude, err, ":cuda prelude\n"), 0) << err;
+  EXPECT_EQ(prelude.rfind("// ---- scn CUDA prelude (jit/cuda/prelude.cpp) ----\n", 0), 0u) << prelude;
+  EXPECT_NE(prelude.find("// ---- end of prelude ----"), std::string::npos);
+}
 #endif
 
 }  // namespace
