@@ -1,6 +1,7 @@
 // The call chain of an error: the closure calls that were running when it was raised, from the
 // failing one out to the user's (Note [Call chains]).
 #include "lang/eval.hpp"
+#include "lang/eval_internal.hpp"
 
 #include "base/diagnostics.hpp"
 
@@ -27,33 +28,16 @@ namespace scn {
 namespace {
 constexpr size_t kShownAtEachEnd = 4;
 constexpr size_t kMaxSignatureLength = 120;
-constexpr int kMaxSignatureDepth = 4;
 
-// How an argument reads in a call's signature: an array's type, a tuple of those, a name.
-std::string argumentSignature(const Value& v, int depth) {
-  switch (v.kind) {
-    case ValueKind::Array: return surfaceTypeString(*v.array);
-    case ValueKind::Tuple: {
-      if (depth >= kMaxSignatureDepth) return "(...)";
-      std::string s = "(";
-      for (size_t i = 0; i < v.elems->size(); ++i)
-        s += (i ? ", " : "") + argumentSignature((*v.elems)[i], depth + 1);
-      return s + (v.elems->size() == 1 ? ",)" : ")");
-    }
-    case ValueKind::None: return "None";
-    case ValueKind::String: return "a string";
-    case ValueKind::Closure: return v.closure->name == "<lambda>" ? "a lambda" : v.closure->name;
-    case ValueKind::Builtin: return v.builtin->name;
-    case ValueKind::Vmap: return "a vmapped function";
-    case ValueKind::DType: return dtypeName(v.dtype);
-  }
-  return "a value";
-}
-
-// "inner(f32[3], f32[4])", cut short when the arguments are many.
+// "inner(f32[3], k=2)" as --stats shows it (static parameters with their values), cut short
+// when the arguments are many.
 std::string callSignature(const Closure& c, const std::vector<Value>& args) {
   std::string s = c.name + "(";
-  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + argumentSignature(args[i], 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool isStatic = c.params && i < c.params->size() && (*c.params)[i].isStatic;
+    s += (i ? ", " : "") + (isStatic ? (*c.params)[i].name + "=" : "") + shownArgument(args[i], isStatic);
+    if (s.size() > kMaxSignatureLength) break;
+  }
   if (s.size() > kMaxSignatureLength) s = s.substr(0, kMaxSignatureLength) + "...";
   return s + ")";
 }

@@ -2,6 +2,7 @@
 // reused while its captured variables (Note [Captured variables]) and keyed functions live (Note
 // [Cache lifetime]).
 #include "lang/eval.hpp"
+#include "lang/eval_internal.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -11,6 +12,25 @@
 #include "lang/array_ops.hpp"
 
 namespace scn {
+
+std::string shownArgument(const Value& v, bool isStatic) {
+  switch (v.kind) {
+    case ValueKind::Array:
+      return isStatic && v.array->concrete ? formatArray(*v.array->concrete) : surfaceTypeString(*v.array);
+    case ValueKind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < v.elems->size(); ++i) s += (i ? ", " : "") + shownArgument((*v.elems)[i], isStatic);
+      return s + (v.elems->size() == 1 ? ",)" : ")");
+    }
+    case ValueKind::None: return "None";
+    case ValueKind::String: return "\"" + v.str + "\"";
+    case ValueKind::Closure: return v.closure->name == "<lambda>" ? "a lambda" : "fn " + v.closure->name;
+    case ValueKind::Builtin: return v.builtin->name;
+    case ValueKind::Vmap: return "a vmapped function";
+    case ValueKind::DType: return dtypeName(v.dtype);
+  }
+  return "";
+}
 
 namespace {
 double msSince(std::chrono::steady_clock::time_point t0) {
@@ -75,26 +95,6 @@ void keyOf(const Value& v, bool isStatic, std::string& key) {
 // trace); any other (static, None, a function, a string, a dtype) is in the key and the trace
 // sees it as it is.
 bool passedAsArrays(const Param& p, const Value& v) { return !p.isStatic && (v.isArray() || v.isTuple()); }
-
-// How an argument shows in a signature (--stats, :help NAME): its type, its value when static.
-std::string shownArgument(const Value& v, bool isStatic) {
-  switch (v.kind) {
-    case ValueKind::Array:
-      return isStatic ? formatArray(*v.array->concrete) : surfaceTypeString(*v.array);
-    case ValueKind::Tuple: {
-      std::string s = "(";
-      for (size_t i = 0; i < v.elems->size(); ++i) s += (i ? ", " : "") + shownArgument((*v.elems)[i], isStatic);
-      return s + (v.elems->size() == 1 ? ",)" : ")");
-    }
-    case ValueKind::None: return "None";
-    case ValueKind::String: return "\"" + v.str + "\"";
-    case ValueKind::Closure: return "fn " + v.closure->name;
-    case ValueKind::Builtin: return v.builtin->name;
-    case ValueKind::Vmap: return "a vmapped function";
-    case ValueKind::DType: return dtypeName(v.dtype);
-  }
-  return "";
-}
 
 // The compile-cache key of a call: each argument's type, and its value when static (one part
 // per parameter in `sig`, with how it shows). Weak array arguments take their default dtype

@@ -15,6 +15,10 @@ namespace scn {
 Value makeClosure(std::string name, const std::vector<Param>& params, const Expr& body, Span span,
                   const std::shared_ptr<Env>& env, const std::shared_ptr<const Program>& program);
 
+/// How an argument shows in a signature (--stats, :help NAME, the call chain of an error): its
+/// type, its value when static ("n=3" is the caller's: this gives the "3").
+std::string shownArgument(const Value& v, bool isStatic);
+
 /// Sets the program whose AST is evaluated for as long as it lives (Note [Source lifetime]).
 struct Running {
   std::shared_ptr<const Program>& slot;
