@@ -145,13 +145,13 @@ BuiltinDefs nonzeroBuiltins() {
   return {{},
           {
               {"nonzero(x, size=None, fill_value=None)",
-               "the indices of x's nonzero elements, one i32 array per axis; size= makes the length static",
+               "the indices of x's nonzero elements, one i32 array per axis (size= makes the length static)",
                nonzero},
               {"flatnonzero(x, size=None, fill_value=None)",
-               "the positions of the nonzero elements of the flattened x (i32); size= makes the length static",
+               "the positions of the nonzero elements of the flattened x, i32 (size= makes the length static)",
                flatnonzero},
               {"argwhere(x, size=None, fill_value=None)",
-               "the indices of x's nonzero elements as rows, (count, x.ndim) i32; size= makes the count static",
+               "the indices of x's nonzero elements as rows, (count, x.ndim) i32 (size= makes the count static)",
                argwhere},
           }};
 }

@@ -59,7 +59,7 @@ const std::vector<ModuleMember> kTable = {
     {"linalg", "lstsq", nullptr, "solve the normal equations: `linalg.solve(a.T @ a, a.T @ b)`"},
     {"linalg", "matrix_power", nullptr, "multiply in a loop: `fori_loop(0, n, |i, p| p @ a, identity(a.shape[0]))`"},
     {"linalg", "matrix_rank", nullptr, "count the singular values from `linalg.svd(a)` above a tolerance"},
-    {"linalg", "cond", nullptr, "divide the largest singular value from `linalg.svd(a)` by the smallest (`lax.cond` is the conditional)"},
+    {"linalg", "cond", nullptr, "divide the largest singular value from `linalg.svd(a)` by the smallest (`cond(p, f_true, f_false, operands...)` is the conditional)"},
     {"linalg", "multi_dot", nullptr, "chain the products: `a @ b @ c`"},
     {"linalg", "lu", nullptr, "scn has no LU factorisation; `linalg.solve`, `linalg.det` and `linalg.slogdet` factor internally"},
     {"linalg", "vector_norm", nullptr, "write `linalg.norm(x, ord=..., axis=...)`"},

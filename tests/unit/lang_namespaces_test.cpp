@@ -4,7 +4,10 @@
 // completes and describes members.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,7 +19,7 @@
 namespace scn {
 namespace {
 
-struct Run {
+struct Outcome {
   bool ok = false;
   std::vector<Diagnostic> diags;
 };
@@ -29,13 +32,13 @@ class Namespaces : public ::testing::Test {
     o.onDiagnostic = [this](const Diagnostic& d) { last.diags.push_back(d); };
     s = std::make_unique<Session>(o);
   }
-  Run run(const std::string& code) {
+  Outcome run(const std::string& code) {
     last = {};
     last.ok = s->run("<test>", code);
     return last;
   }
   std::unique_ptr<Session> s;
-  Run last;
+  Outcome last;
 };
 
 // The builtins other work of this session registers (issue 17); until they land, their module
@@ -107,7 +110,7 @@ TEST_F(Namespaces, AnEntryWithoutTargetDoesNotHideABuiltin) {
 TEST_F(Namespaces, EveryEntryResolvesOrIsE0109) {
   for (const ModuleMember& m : moduleMembers()) {
     std::string path = std::string(m.module) + "." + m.member;
-    Run r = run("let member_value = " + path);
+    Outcome r = run("let member_value = " + path);
     if (r.ok) {
       const Value* v = s->evaluator().globals()->lookup("member_value");
       ASSERT_TRUE(v && v->isCallable()) << path;
@@ -121,14 +124,14 @@ TEST_F(Namespaces, EveryEntryResolvesOrIsE0109) {
 }
 
 TEST_F(Namespaces, UnknownMembersGetTheCloseOnes) {
-  Run r = run("nn.rleu(1.0)");
+  Outcome r = run("nn.rleu(1.0)");
   ASSERT_EQ(r.diags.size(), 1u);
   EXPECT_EQ(r.diags[0].message, "module `nn` has no member `rleu`");
   EXPECT_EQ(r.diags[0].help, "did you mean `relu`?");
 }
 
 TEST_F(Namespaces, ForeignPrefixesPointAtTheModulePath) {
-  Run r = run("jax.random.normal(key(0), (2,))");
+  Outcome r = run("jax.random.normal(key(0), (2,))");
   ASSERT_EQ(r.diags.size(), 1u);
   EXPECT_EQ(r.diags[0].code, "E0273");
   EXPECT_EQ(r.diags[0].message, "scn has no module `jax.random`");
@@ -145,7 +148,7 @@ TEST_F(Namespaces, ForeignPrefixesPointAtTheModulePath) {
 
 TEST_F(Namespaces, AVariableHidesTheModule) {
   ASSERT_TRUE(run("let random = 2.0").ok);
-  Run r = run("random.uniform(key(0), ())");
+  Outcome r = run("random.uniform(key(0), ())");
   ASSERT_EQ(r.diags.size(), 1u);
   EXPECT_EQ(r.diags[0].code, "E0214");
   EXPECT_EQ(r.diags[0].help, "the variable `random` hides the module `random`; rename the variable to use `random.uniform`");
