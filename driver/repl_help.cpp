@@ -76,7 +76,9 @@ bool helpForModulePath(Session& session, const std::string& name, std::ostream& 
   std::optional<Value> v = m ? moduleMemberValue(*m, globals) : std::nullopt;
   if (!v) {
     std::string help = m && m->advice ? m->advice : "`:help " + module + "` lists the members of `" + module + "`";
-    reportNoHelp(session, m ? "`" + name + "` is not in scn" : "module `" + module + "` has no member `" + member + "`", help);
+    std::string what = !m ? "module `" + module + "` has no member `" + member + "`"
+                       : "`" + name + (m->target ? "` is not implemented in scn yet" : "` is not in scn");
+    reportNoHelp(session, what, help);
     return true;
   }
   if (v->kind == ValueKind::Closure) {
