@@ -36,13 +36,12 @@ AVal cumsumFlat(Evaluator& ev, AVal x, Span span) {
 
 /// The static result size: `size=` when given, else the count of true elements of `mask`,
 /// which must be static (E0101 pointing at the call otherwise).
-int64_t resultSize(Evaluator& ev, const Args& a, size_t sizeArg, const AVal& count, const char* fn, Span span) {
+int64_t resultSize(const Args& a, size_t sizeArg, const AVal& count, const char* fn, Span span) {
   if (a.has(sizeArg) && !a.get(sizeArg).isNone()) {
     int64_t size = a.integer(sizeArg, std::nullopt, StaticUse::Shape);
     if (size < 0) fail("E0291", a.span(sizeArg), std::string(fn) + "'s size must be >= 0, got " + std::to_string(size));
     return size;
   }
-  (void)ev;
   return staticInt(count, StaticUse::ResultSize, span, fn);
 }
 
@@ -71,7 +70,7 @@ std::vector<AVal> nonzeroIndices(Evaluator& ev, const Args& a, const char* fn, S
          "make it an array first: `" + std::string(fn) + "(atleast_1d(x))`");
   AVal mask = x.type.dtype == DType::Bool ? x : ev.ops().binary(Op::Ne, x, weakInt(0), span, fn);
   AVal count = ev.ops().reduce(Op::ReduceSum, ev.ops().convert(mask, DType::I32, span), std::nullopt, span, fn);
-  int64_t size = resultSize(ev, a, 1, count, fn, span);
+  int64_t size = resultSize(a, 1, count, fn, span);
   const Shape& shape = x.type.shape;
   std::vector<AVal> out;
   if (numElements(shape) == 0 || size == 0) {

@@ -351,18 +351,18 @@ std::optional<Value> moduleMemberValue(const ModuleMember& m, const Env& env) {
 std::optional<Value> resolveModulePath(const AttrExpr& e, const Env& env) {
   std::vector<std::string> path = dottedNames(e);
   if (path.size() < 2 || !isModuleName(path[0]) || env.lookup(path[0])) return std::nullopt;
-  if (path.size() > 2 && findModuleMember(path[0], path[1]) && e.base->kind == ExprKind::Attr)
-    return std::nullopt;  // `nn.relu.x`: an attribute of the member, read by the caller
-  if (path.size() > 2 && !findModuleMember(path[0], path[1])) {  // `lax.linalg.cholesky`: no nesting
+  if (path.size() > 2) {
+    if (findModuleMember(path[0], path[1])) return std::nullopt;  // `nn.relu.x`: read by the caller
+    // `lax.linalg.cholesky`: scn's modules do not nest
     std::string inner = moduleHaving(path.back(), path[path.size() - 2]);
     fail("E0109", e.span, "module `" + path[0] + "` has no member `" + path[1] + "`",
          inner.empty() ? "scn's modules do not nest: " + memberList(path[0], env)
                        : "scn's modules do not nest: write `" + qualified(inner, path.back()) + "`");
   }
   const ModuleMember* m = findModuleMember(path[0], path[1]);
-  if (m)
-    if (std::optional<Value> v = moduleMemberValue(*m, env)) return v;
-  failMember(path[0], path[1], e.span, env);
+  std::optional<Value> v = m ? moduleMemberValue(*m, env) : std::nullopt;
+  if (!v) failMember(path[0], path[1], e.span, env);
+  return v;
 }
 
 std::optional<std::string> foreignModulePathHelp(const std::vector<std::string>& path, const Env& env) {
