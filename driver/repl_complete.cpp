@@ -5,6 +5,7 @@
 #include <set>
 
 #include "driver/repl_internal.hpp"
+#include "lang/namespaces.hpp"
 
 namespace scn {
 
@@ -13,7 +14,9 @@ namespace scn {
 // - the first word of a `:command` line: the commands;
 // - the rest of a `:load` line, or the text of an open string after `import`: file paths (a
 //   directory completes with `/`, and only .scn files and directories are offered);
-// - any other name: builtins, the session's definitions, dtypes, and the keyword arguments
+// - a name after `MODULE.` (`linalg.so`): the module's members, as whole paths (`linalg.solve`),
+//   unless a definition of the session hides the module;
+// - any other name: builtins, the session's definitions, dtypes, module names, and the keyword arguments
 //   (`axis=`) of the function whose call the cursor is in — a builtin's from its signature in
 //   the builtin table, a `fn`'s from its parameters.
 // completionsAt is pure (line and cursor in, words out) so tests can check it without a
@@ -93,7 +96,18 @@ std::vector<std::string> nameCompletions(Session& session, const std::string& li
   for (const auto& [name, b] : builtins()) offer(name);
   for (const auto& [name, v] : session.evaluator().globals()->vars()) offer(name);
   for (DType t : kAllDTypes) offer(dtypeName(t));
+  for (std::string_view m : moduleNames()) offer(std::string(m));
   return {found.begin(), found.end()};
+}
+
+/// `linalg.so` -> linalg.solve ...: the members of the module before the dot (Note [Completion]).
+std::vector<std::string> memberCompletions(Session& session, const std::string& module, const std::string& prefix) {
+  std::vector<std::string> out;
+  const Env& globals = *session.evaluator().globals();
+  for (const ModuleMember& m : moduleMembers())
+    if (m.module == module && startsWith(m.member, prefix) && moduleMemberValue(m, globals))
+      out.push_back(module + "." + m.member);
+  return out;
 }
 
 }  // namespace
@@ -129,6 +143,14 @@ std::vector<std::string> completionsAt(Session& session, const std::string& line
   }
   size_t start = line.size();
   while (start > 0 && isNameChar(line[start - 1])) --start;
+  if (start > 0 && line[start - 1] == '.') {
+    size_t moduleStart = start - 1;
+    while (moduleStart > 0 && isNameChar(line[moduleStart - 1])) --moduleStart;
+    std::string module = line.substr(moduleStart, start - 1 - moduleStart);
+    bool plainName = moduleStart == 0 || line[moduleStart - 1] != '.';
+    if (plainName && isModuleName(module) && !session.evaluator().globals()->lookup(module))
+      return memberCompletions(session, module, line.substr(start));
+  }
   return nameCompletions(session, line, start, line.substr(start));
 }
 

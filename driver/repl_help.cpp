@@ -3,6 +3,7 @@
 
 #include "driver/repl_internal.hpp"
 #include "lang/array_ops.hpp"
+#include "lang/namespaces.hpp"
 
 namespace scn {
 
@@ -47,6 +48,50 @@ void helpForFunction(Session& session, const Closure& c, std::ostream& out) {
   out << "\n";
 }
 
+void reportNoHelp(Session& session, const std::string& message, const std::string& help) {
+  Diagnostic d;
+  d.code = "E0243";
+  d.message = message;
+  d.help = help;
+  session.diagnostics().report(d);
+}
+
+/// `:help linalg` lists the module's members; `:help linalg.solve` describes the builtin the
+/// member names, under the member's name (Note [Module namespaces]). False when `name` is not
+/// a module path (a global of that name hides the module).
+bool helpForModulePath(Session& session, const std::string& name, std::ostream& out) {
+  size_t dot = name.find('.');
+  std::string module = name.substr(0, dot);
+  if (!isModuleName(module) || session.evaluator().globals()->lookup(module)) return false;
+  const Env& globals = *session.evaluator().globals();
+  if (dot == std::string::npos) {
+    out << module << ": a module; its members:";
+    for (const ModuleMember& m : moduleMembers())
+      if (m.module == module && moduleMemberValue(m, globals)) out << " " << m.member;
+    out << "\n";
+    return true;
+  }
+  std::string member = name.substr(dot + 1);
+  const ModuleMember* m = findModuleMember(module, member);
+  std::optional<Value> v = m ? moduleMemberValue(*m, globals) : std::nullopt;
+  if (!v) {
+    std::string help = m && m->advice ? m->advice : "`:help " + module + "` lists the members of `" + module + "`";
+    std::string what = !m ? "module `" + module + "` has no member `" + member + "`"
+                       : "`" + name + (m->target ? "` is not implemented in scn yet" : "` is not in scn");
+    reportNoHelp(session, what, help);
+    return true;
+  }
+  if (v->kind == ValueKind::Closure) {
+    helpForFunction(session, *v->closure, out);
+    return true;
+  }
+  const Builtin& b = *v->builtin;
+  out << name << b.signature.substr(b.signature.find('(')) << "\n  " << b.description;
+  if (b.name != member) out << " (the builtin `" << b.name << "`)";
+  out << "\n";
+  return true;
+}
+
 }  // namespace
 
 void helpFor(Session& session, const std::string& name, std::ostream& out) {
@@ -54,17 +99,15 @@ void helpFor(Session& session, const std::string& name, std::ostream& out) {
     out << it->second.signature << "\n  " << it->second.description << "\n";
     return;
   }
+  if (helpForModulePath(session, name, out)) return;
   if (const Value* v = session.evaluator().globals()->lookup(name)) {
     if (v->kind == ValueKind::Closure) helpForFunction(session, *v->closure, out);
     else if (v->isArray()) out << name << ": " << surfaceTypeString(*v->array) << "\n";
     else out << name << ": " << describe(*v) << "\n";
     return;
   }
-  Diagnostic d;
-  d.code = "E0243";
-  d.message = "no builtin or definition named `" + name + "`";
-  d.help = "`:help NAME` (or `?NAME`) describes a builtin or a function, e.g. `:help sum`; `:help` lists the commands";
-  session.diagnostics().report(d);
+  reportNoHelp(session, "no builtin or definition named `" + name + "`",
+               "`:help NAME` (or `?NAME`) describes a builtin or a function, e.g. `:help sum`; `:help` lists the commands");
 }
 
 }  // namespace scn

@@ -90,6 +90,10 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
 BuiltinDefs sortBuiltins();       // builtins_sort.cpp
+BuiltinDefs laxBuiltins();        // builtins_lax.cpp
+BuiltinDefs nonzeroBuiltins();    // builtins_nonzero.cpp
+/// where(c) with one argument: nonzero(c) (builtins_nonzero.cpp).
+Value whereNonzero(Evaluator& ev, CallArgs& c);
 
 // ---- pytree arguments (the control-flow builtins) ----
 
@@ -108,5 +112,8 @@ inline std::vector<AVal> concatLeaves(std::vector<AVal> a, const std::vector<AVa
 }
 /// The type-only stand-in for a value a body will receive (traceBody reads type, weak, origin).
 AVal placeholder(AVal x);
+/// A copy of `f` with unused parameters of the types of `extra` inserted before parameter `at`
+/// (the branches of a Cond all take every branch's captures; builtins_control.cpp).
+FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra);
 
 }  // namespace scn

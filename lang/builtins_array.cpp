@@ -11,6 +11,7 @@ Value select(Evaluator& ev, CallArgs& c) {
 }
 
 Value where(Evaluator& ev, CallArgs& c) {
+  if (c.pos.size() == 1) return whereNonzero(ev, c);  // where(c) is nonzero(c)
   Args a(ev, c, "where", {"c", "a", "b"});
   return arr(ev.ops().select(a.array(0), a.array(1), a.array(2), c.span, "where"));
 }

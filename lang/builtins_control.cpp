@@ -301,15 +301,6 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
   return rebuild(init.def, xs, pos);
 }
 
-/// A copy of `f` with `count` unused parameters inserted before parameter `at`.
-FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra) {
-  auto g = std::make_shared<Func>(f);
-  std::vector<int> added;
-  for (const AVal& e : extra) added.push_back(g->newVar(e.type));
-  g->params.insert(g->params.begin() + static_cast<long>(at), added.begin(), added.end());
-  return g;
-}
-
 // cond(p, f_true, f_false, operands...)
 Value condBuiltin(Evaluator& ev, CallArgs& c) {
   if (c.pos.size() < 3) fail("E0220", c.span, "cond needs (p, f_true, f_false, operands...)");
@@ -431,6 +422,14 @@ std::vector<std::string> leafNames(const Value& f, const std::vector<Value>& arg
 }
 
 }  // namespace
+
+FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra) {
+  auto g = std::make_shared<Func>(f);
+  std::vector<int> added;
+  for (const AVal& e : extra) added.push_back(g->newVar(e.type));
+  g->params.insert(g->params.begin() + static_cast<long>(at), added.begin(), added.end());
+  return g;
+}
 
 Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "a vmapped function takes positional arguments only");

@@ -9,6 +9,7 @@
 #include "lang/eval_internal.hpp"
 #include "lang/name_hints.hpp"
 #include "lang/methods.hpp"
+#include "lang/namespaces.hpp"
 
 namespace scn {
 
@@ -243,10 +244,12 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
 }
 
 Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
+  if (std::optional<Value> member = resolveModulePath(e, *env)) return *member;  // Note [Module namespaces]
   rejectModulePrefix(e, *env);  // `jnp.sum`: Note [Name hints]
   Value base = eval(*e.base, env);
   if (!base.isArray())
-    fail("E0214", e.span, "`." + e.attr + "` needs an array, got " + describe(base));
+    fail("E0214", e.span, "`." + e.attr + "` needs an array, got " + describe(base),
+         shadowedModuleHelp(e, *env).value_or(""));
   const AVal& a = *base.array;
   if (e.attr == "shape") {
     std::vector<Value> dims;
@@ -266,12 +269,17 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
          "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
   if (isArrayMethod(e.attr))
     fail("E0214", e.span, "`." + e.attr + "` is a method of arrays: call it, `x." + e.attr + "()`");
-  fail("E0214", e.span, "arrays have no attribute `" + e.attr + "`", arrayMemberHelp(e.attr));
+  fail("E0214", e.span, "arrays have no attribute `" + e.attr + "`",
+       shadowedModuleHelp(e, *env).value_or(arrayMemberHelp(e.attr)));
 }
 
 Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
-  if (e.callee->kind == ExprKind::Attr) return evalMethodCall(e, env);
-  Value callee = eval(*e.callee, env);
+  std::optional<Value> member;  // `linalg.solve(a, b)` calls a module's member (Note [Module namespaces])
+  if (e.callee->kind == ExprKind::Attr) {
+    member = resolveModulePath(static_cast<const AttrExpr&>(*e.callee), *env);
+    if (!member) return evalMethodCall(e, env);
+  }
+  Value callee = member ? *member : eval(*e.callee, env);
   CallArgs args;
   args.span = e.span;
   for (const Argument& a : e.args) {

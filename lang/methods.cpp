@@ -8,6 +8,7 @@
 #include "lang/gather_index.hpp"
 #include "lang/methods.hpp"
 #include "lang/name_hints.hpp"
+#include "lang/namespaces.hpp"
 
 namespace scn {
 
@@ -84,13 +85,14 @@ Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& e
     Value self = eval(*m.base, env);
     if (self.isArray() && !isAttribute(m.attr))
       fail("E0214", m.span, surfaceTypeString(*self.array) + " has no method `" + m.attr + "`",
-           arrayMemberHelp(m.attr));
+           shadowedModuleHelp(m, *env).value_or(arrayMemberHelp(m.attr)));
     Value callee = evalAttr(m, env);  // an attribute: not callable (E0216 below)
     fail("E0216", e.callee->span, describe(callee) + " is not callable");
   }
   Value self = eval(*m.base, env);
   if (!self.isArray())
-    fail("E0214", m.span, "`." + m.attr + "(...)` needs an array, got " + describe(self));
+    fail("E0214", m.span, "`." + m.attr + "(...)` needs an array, got " + describe(self),
+         shadowedModuleHelp(m, *env).value_or(""));
   CallArgs args;
   args.span = e.span;
   args.pos.push_back(self);

@@ -6,6 +6,7 @@
 
 #include "base/diagnostics.hpp"
 #include "base/suggest.hpp"
+#include "lang/namespaces.hpp"
 
 namespace scn {
 
@@ -16,8 +17,9 @@ namespace scn {
 // names in scope (innermost first, so a local wins a tie), the builtins (prelude functions are
 // globals, so in scope) and the dtypes. A module path (`jnp.sum`, `jax.numpy.sum`) is caught
 // where the attribute is read, before the unknown `jnp` would be reported, and gets E0273 with
-// the bare name. Should scn grow namespaces of its own, a bound `jax` is simply not a module
-// path any more: the check only looks at roots that are not bound.
+// the bare name, or with scn's module path when the path ends in one of scn's modules
+// (`jax.random.normal`: `random.normal`; Note [Module namespaces]). A bound `jax` is simply not
+// a module path: the check only looks at roots that are not bound.
 
 namespace {
 
@@ -49,8 +51,7 @@ std::optional<std::string_view> pythonNameHelp(std::string_view name) {
 // The first names of NumPy/JAX module paths; a path's inner names (`numpy`, `random`) are
 // modules too, its last one the function.
 bool isForeignModule(std::string_view name) {
-  return name == "jnp" || name == "np" || name == "numpy" || name == "jax" || name == "lax" ||
-         name == "onp" || name == "scipy";
+  return name == "jnp" || name == "np" || name == "numpy" || name == "jax" || name == "onp" || name == "scipy";
 }
 
 // Every name a program can use here: the scope (innermost first), the builtins, the dtypes.
@@ -65,6 +66,13 @@ std::vector<std::string> knownNames(const Env& env) {
 
 bool isKnown(const std::string& name, const Env& env) {
   return env.lookup(name) || builtins().count(name) || dtypeFromName(name);
+}
+
+// The first member of scn's module `module` in the module table.
+std::string_view firstMember(std::string_view module) {
+  for (const ModuleMember& m : moduleMembers())
+    if (m.module == module) return m.member;
+  return "";
 }
 
 std::string dtypeHelp(DType t) {
@@ -109,7 +117,11 @@ std::optional<DType> foreignDTypeName(std::string_view name) {
 std::string unknownNameHelp(const std::string& name, const Env& env) {
   if (auto python = pythonNameHelp(name)) return std::string(*python);
   if (auto t = foreignDTypeName(name)) return dtypeHelp(*t) + ": write `" + dtypeName(*t) + "`";
-  if (isForeignModule(name)) return "scn has no modules: its functions are builtins, used without a prefix";
+  if (isForeignModule(name))
+    return "scn has no module `" + name + "`: NumPy's functions are builtins, used without a prefix (`sum(x)`)";
+  if (isModuleName(name))
+    return "`" + name + "` is a module, not a value: use one of its members, e.g. `" + name + "." +
+           std::string(firstMember(name)) + "(...)`";
   std::string close = didYouMean(closestNames(name, knownNames(env)));
   if (!close.empty()) return close;
   return "define it with `let " + name + " = ...` or `fn " + name + "(...)` before this line";
@@ -121,7 +133,8 @@ void rejectModulePrefix(const AttrExpr& e, const Env& env) {
   if (path.size() < 2 || !isForeignModule(path[0]) || isKnown(path[0], env)) return;
   std::string module = path[0];
   for (size_t i = 1; i + 1 < path.size(); ++i) module += "." + path[i];
-  fail("E0273", e.span, "scn has no module `" + module + "`", modulePathHelp(path.back(), env));
+  std::optional<std::string> scnModule = foreignModulePathHelp(path, env);
+  fail("E0273", e.span, "scn has no module `" + module + "`", scnModule ? *scnModule : modulePathHelp(path.back(), env));
 }
 
 }  // namespace scn

@@ -258,6 +258,7 @@ std::string useDescription(StaticUse what) {
     case StaticUse::TupleIndex: return "a tuple index";
     case StaticUse::TupleComparison: return "an element of a tuple compared with `==`";
     case StaticUse::BoolMask: return "a boolean mask index";
+    case StaticUse::ResultSize: return "the size of the result";
     case StaticUse::Other: return "this argument";
   }
   return "this value";
@@ -289,6 +290,9 @@ std::string fixFor(StaticUse what, const Origin* o) {
     case StaticUse::BoolMask:
       return "the shape of `x[mask]` is the number of true elements, so it cannot depend on a traced "
              "mask; use `where(mask, x, 0)` to keep the shape, or " + markStatic;
+    case StaticUse::ResultSize:
+      return "the result has one entry per nonzero element, so its size depends on the values; pass a "
+             "static `size=` (the indices are truncated to it, or padded with `fill_value=`), or " + markStatic;
     case StaticUse::Axis:
     case StaticUse::StaticParam:
     case StaticUse::HostConversion:

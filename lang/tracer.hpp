@@ -47,7 +47,7 @@ class Trace {
 /// What a static value is needed for; selects the wording and the fix in concretization errors.
 enum class StaticUse {
   ScanLength, ForBound, Shape, Axis, StaticParam, IfCondition, SliceBound, HostConversion,
-  Index, TupleIndex, TupleComparison, BoolMask, Other,
+  Index, TupleIndex, TupleComparison, BoolMask, ResultSize, Other,
 };
 
 /// Owns the trace stack and applies ops. Lives inside a Context; no global state.
