@@ -90,6 +90,7 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
 BuiltinDefs sortBuiltins();       // builtins_sort.cpp
+BuiltinDefs autodiffBuiltins();   // builtins_autodiff.cpp
 
 // ---- pytree arguments (the control-flow builtins) ----
 
