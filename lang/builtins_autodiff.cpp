@@ -89,6 +89,36 @@ Value rebuildValues(const TreeDef& def, const std::vector<Value>& leaves, size_t
   return Value::none();
 }
 
+/// "f32[2]" for one array, "(f32[2], i32[])" for a tuple: the types of a tree's leaves.
+std::string treeTypes(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos) {
+  switch (def.kind) {
+    case TreeDef::Leaf: return typeString(leaves.at(pos++).type);
+    case TreeDef::None: return "None";
+    case TreeDef::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < def.children.size(); ++i) s += (i ? ", " : "") + treeTypes(def.children[i], leaves, pos);
+      return s + (def.children.size() == 1 ? ",)" : ")");
+    }
+  }
+  return "";
+}
+std::string treeTypes(const TreeDef& def, const std::vector<AVal>& leaves) {
+  size_t pos = 0;
+  return treeTypes(def, leaves, pos);
+}
+
+/// Runs a transformation of the traced function; a user error it raises (reverse mode
+/// through a while loop, an op without a rule) gets a note at the call being differentiated.
+template <typename F>
+auto transforming(const char* name, Span call, F&& transform) {
+  try {
+    return transform();
+  } catch (UserError& e) {
+    e.diag.notes.push_back({call, std::string("while computing ") + name + " of the function called here"});
+    throw;
+  }
+}
+
 Value zerosLike(const Type& t) {
   Array z(t.dtype, t.shape);
   for (int64_t i = 0; i < z.size(); ++i) z.setDouble(i, 0);
@@ -175,18 +205,18 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
   if (d.hasAux && (out.kind != TreeDef::Tuple || out.children.size() != 2))
     fail("E0279", v.span,
          std::string(d.name()) + "(has_aux=true) needs a function that returns a pair (output, aux) but it returned " +
-             out.str(),
+             treeTypes(out, tc.t.outLeaves),
          "return a tuple `(loss, aux)`, or drop has_aux=true");
   const TreeDef& valueTree = d.hasAux ? out.children[0] : out;
   const AVal& value = tc.t.outLeaves.at(0);
   if (valueTree.kind != TreeDef::Leaf || !value.type.shape.empty() || !isFloat(value.type.dtype))
     fail("E0278", v.span,
          std::string(d.name()) + " requires a real scalar output but the function returned " +
-             (valueTree.kind == TreeDef::Leaf ? typeString(value.type) : valueTree.str()),
+             treeTypes(out, tc.t.outLeaves),
          isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
              ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
              : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
-  FuncPtr vjp = vjpFunc(*tc.t.func, wrt);
+  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); });
   std::vector<AVal> args = tc.leaves;
   args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
   for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
@@ -205,7 +235,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
-  FuncPtr jac = jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd);
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); });
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
   for (bool w : wrt) perOut += w;
@@ -231,16 +261,13 @@ Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& 
   bool same = ct.def == tc.t.outTree && ct.leaves.size() == tc.t.outLeaves.size();
   for (size_t j = 0; same && j < ct.leaves.size(); ++j) same = ct.leaves[j].type == tc.t.outLeaves[j].type;
   if (!same) {
-    std::string want, got;
-    for (const AVal& l : tc.t.outLeaves) want += (want.empty() ? "" : ", ") + typeString(l.type);
-    for (const AVal& l : ct.leaves) got += (got.empty() ? "" : ", ") + typeString(l.type);
-    fail("E0281", c.span, "the vjp cotangent must match the output " + tc.t.outTree.str() + " of " + want + " but got " +
-                              ct.def.str() + " of " + got,
+    fail("E0281", c.span, "the vjp cotangent must match the output " + treeTypes(tc.t.outTree, tc.t.outLeaves) +
+                              " but got " + treeTypes(ct.def, ct.leaves),
          "pass one cotangent per output, of its shape and dtype (e.g. ones_like(out))");
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
   for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
-  FuncPtr vjp = vjpFunc(*tc.t.func, wrt);
+  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); });
   std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
   std::vector<Value> perLeaf;
@@ -283,17 +310,14 @@ Value jvpBuiltin(Evaluator& ev, CallArgs& c) {
   bool same = tan.def == prim.def;
   for (size_t j = 0; same && j < tan.leaves.size(); ++j) same = tan.leaves[j].type == prim.leaves[j].type;
   if (!same) {
-    std::string want, got;
-    for (const AVal& l : prim.leaves) want += (want.empty() ? "" : ", ") + typeString(l.type);
-    for (const AVal& l : tan.leaves) got += (got.empty() ? "" : ", ") + typeString(l.type);
-    fail("E0280", a.span(2), "jvp tangents must match the primals " + prim.def.str() + " of " + want + " but got " +
-                                 tan.def.str() + " of " + got,
+    fail("E0280", a.span(2), "jvp tangents must match the primals " + treeTypes(prim.def, prim.leaves) + " but got " +
+                                 treeTypes(tan.def, tan.leaves),
          "give each primal a tangent of its shape and dtype");
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
   size_t nCap = tc.t.trace->captured().size();
   for (size_t i = nCap; i < wrt.size(); ++i) wrt[i] = true;
-  FuncPtr j = jvpFunc(*tc.t.func, wrt);
+  FuncPtr j = transforming("jvp", c.span, [&] { return jvpFunc(*tc.t.func, wrt); });
   std::vector<AVal> res = ev.tracer().call(j, concatLeaves(tc.leaves, tan.leaves), c.span);
   size_t n = tc.t.outLeaves.size(), pos = 0;
   Value out = rebuild(tc.t.outTree, std::vector<AVal>(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(n)), pos);
