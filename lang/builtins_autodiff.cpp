@@ -110,9 +110,12 @@ std::string treeTypes(const TreeDef& def, const std::vector<AVal>& leaves) {
 /// Runs a transformation of the traced function; a user error it raises (reverse mode
 /// through a while loop, an op without a rule) gets a note at the call being differentiated.
 template <typename F>
-auto transforming(const char* name, Span call, F&& transform) {
+FuncPtr transforming(const char* name, Span call, F&& transform, const Value& fn) {
   try {
-    return transform();
+    FuncPtr g = transform();
+    // `:ir grad(f)(x)` shows `func grad_f(...)`.
+    g->name = std::string(name) + (fn.kind == ValueKind::Closure && fn.closure->name != "<lambda>" ? "_" + fn.closure->name : "");
+    return g;
   } catch (UserError& e) {
     e.diag.notes.push_back({call, std::string("while computing ") + name + " of the function called here"});
     throw;
@@ -216,7 +219,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
          isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
              ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
              : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
-  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); });
+  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
   std::vector<AVal> args = tc.leaves;
   args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
   for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
@@ -235,7 +238,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
-  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); });
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); }, v.fn);
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
   for (bool w : wrt) perOut += w;
@@ -267,7 +270,7 @@ Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& 
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
   for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
-  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); });
+  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
   std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
   std::vector<Value> perLeaf;
@@ -317,7 +320,7 @@ Value jvpBuiltin(Evaluator& ev, CallArgs& c) {
   std::vector<bool> wrt(tc.leaves.size(), false);
   size_t nCap = tc.t.trace->captured().size();
   for (size_t i = nCap; i < wrt.size(); ++i) wrt[i] = true;
-  FuncPtr j = transforming("jvp", c.span, [&] { return jvpFunc(*tc.t.func, wrt); });
+  FuncPtr j = transforming("jvp", c.span, [&] { return jvpFunc(*tc.t.func, wrt); }, a.callable(0));
   std::vector<AVal> res = ev.tracer().call(j, concatLeaves(tc.leaves, tan.leaves), c.span);
   size_t n = tc.t.outLeaves.size(), pos = 0;
   Value out = rebuild(tc.t.outTree, std::vector<AVal>(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(n)), pos);
