@@ -2,6 +2,7 @@
 // an equation's outputs as a linear function of its input tangents, with coefficients computed
 // from the primals, so that reverse mode can transpose it (Note [Autodiff design] in vjp.cpp).
 #include <cmath>
+#include <map>
 
 #include "base/diagnostics.hpp"
 #include "jit/transform/ad.hpp"
@@ -49,41 +50,48 @@ namespace {
 constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390, kSqrtPiOverTwo = 0.88622692545275801365;
 
-// d out / d x of a unary op, from its input x and output y.
+int constantLike(Builder& b, int like, double v) { return b.like(like, v); }
+int square(Builder& b, int v) { return b.mul(v, v); }
+
+// d out / d x of each smooth unary op but neg, from its input x and output y: the rule table.
+using UnaryDerivative = int (*)(Builder& b, int x, int y);
+const std::map<Op, UnaryDerivative>& unaryDerivatives() {
+  static const std::map<Op, UnaryDerivative> table = {
+      {Op::Abs, [](Builder& b, int x, int y) { return b.un(Op::Sign, x); }},
+      {Op::Sqrt, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 0.5), y); }},
+      {Op::Rsqrt, [](Builder& b, int x, int y) { return b.div(b.mul(constantLike(b, x, -0.5), y), x); }},
+      {Op::Exp, [](Builder& b, int x, int y) { return y; }},
+      {Op::Log, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), x); }},
+      {Op::Log1p, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.add(constantLike(b, x, 1), x)); }},
+      {Op::Expm1, [](Builder& b, int x, int y) { return b.add(y, constantLike(b, x, 1)); }},
+      {Op::Sin, [](Builder& b, int x, int y) { return b.un(Op::Cos, x); }},
+      {Op::Cos, [](Builder& b, int x, int y) { return b.neg(b.un(Op::Sin, x)); }},
+      {Op::Tan, [](Builder& b, int x, int y) { return b.add(constantLike(b, x, 1), square(b, y)); }},
+      {Op::Tanh, [](Builder& b, int x, int y) { return b.sub(constantLike(b, x, 1), square(b, y)); }},
+      {Op::Sigmoid, [](Builder& b, int x, int y) { return b.mul(y, b.sub(constantLike(b, x, 1), y)); }},
+      {Op::Asin, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.sub(constantLike(b, x, 1), square(b, x))); }},
+      {Op::Acos, [](Builder& b, int x, int y) { return b.neg(b.un(Op::Rsqrt, b.sub(constantLike(b, x, 1), square(b, x)))); }},
+      {Op::Atan, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.add(constantLike(b, x, 1), square(b, x))); }},
+      {Op::Asinh, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.add(square(b, x), constantLike(b, x, 1))); }},
+      {Op::Acosh, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.mul(b.sub(x, constantLike(b, x, 1)), b.add(x, constantLike(b, x, 1)))); }},
+      {Op::Atanh, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.sub(constantLike(b, x, 1), square(b, x))); }},
+      {Op::Log2, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.mul(x, constantLike(b, x, kLn2))); }},
+      {Op::Log10, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.mul(x, constantLike(b, x, kLn10))); }},
+      {Op::Exp2, [](Builder& b, int x, int y) { return b.mul(y, constantLike(b, x, kLn2)); }},
+      {Op::Cbrt, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.mul(constantLike(b, x, 3), square(b, y))); }},
+      {Op::Reciprocal, [](Builder& b, int x, int y) { return b.neg(square(b, y)); }},
+      {Op::Erf, [](Builder& b, int x, int y) { return b.mul(constantLike(b, x, kTwoOverSqrtPi), b.un(Op::Exp, b.neg(square(b, x)))); }},
+      {Op::Erfc, [](Builder& b, int x, int y) { return b.mul(constantLike(b, x, -kTwoOverSqrtPi), b.un(Op::Exp, b.neg(square(b, x)))); }},
+      {Op::ErfInv, [](Builder& b, int x, int y) { return b.mul(constantLike(b, x, kSqrtPiOverTwo), b.un(Op::Exp, square(b, y))); }},
+      {Op::Lgamma, [](Builder& b, int x, int y) { return b.un(Op::Digamma, x); }},
+  };
+  return table;
+}
+
 int unaryCoefficient(Builder& b, Op op, int x, int y) {
-  auto c = [&](double v) { return b.like(x, v); };
-  auto sq = [&](int v) { return b.mul(v, v); };
-  switch (op) {
-    case Op::Abs: return b.un(Op::Sign, x);
-    case Op::Sqrt: return b.div(c(0.5), y);
-    case Op::Rsqrt: return b.div(b.mul(c(-0.5), y), x);
-    case Op::Exp: return y;
-    case Op::Log: return b.div(c(1), x);
-    case Op::Log1p: return b.div(c(1), b.add(c(1), x));
-    case Op::Expm1: return b.add(y, c(1));
-    case Op::Sin: return b.un(Op::Cos, x);
-    case Op::Cos: return b.neg(b.un(Op::Sin, x));
-    case Op::Tan: return b.add(c(1), sq(y));
-    case Op::Tanh: return b.sub(c(1), sq(y));
-    case Op::Sigmoid: return b.mul(y, b.sub(c(1), y));
-    case Op::Asin: return b.un(Op::Rsqrt, b.sub(c(1), sq(x)));
-    case Op::Acos: return b.neg(b.un(Op::Rsqrt, b.sub(c(1), sq(x))));
-    case Op::Atan: return b.div(c(1), b.add(c(1), sq(x)));
-    case Op::Asinh: return b.un(Op::Rsqrt, b.add(sq(x), c(1)));
-    case Op::Acosh: return b.un(Op::Rsqrt, b.mul(b.sub(x, c(1)), b.add(x, c(1))));
-    case Op::Atanh: return b.div(c(1), b.sub(c(1), sq(x)));
-    case Op::Log2: return b.div(c(1), b.mul(x, c(kLn2)));
-    case Op::Log10: return b.div(c(1), b.mul(x, c(kLn10)));
-    case Op::Exp2: return b.mul(y, c(kLn2));
-    case Op::Cbrt: return b.div(c(1), b.mul(c(3), sq(y)));
-    case Op::Reciprocal: return b.neg(sq(y));
-    case Op::Erf: return b.mul(c(kTwoOverSqrtPi), b.un(Op::Exp, b.neg(sq(x))));
-    case Op::Erfc: return b.mul(c(-kTwoOverSqrtPi), b.un(Op::Exp, b.neg(sq(x))));
-    case Op::ErfInv: return b.mul(c(kSqrtPiOverTwo), b.un(Op::Exp, sq(y)));
-    case Op::Lgamma: return b.un(Op::Digamma, x);
-    default: break;  // NOLINT: only the smooth unary ops reach here (checked by the caller)
-  }
-  internalError(std::string("no unary derivative for ") + opName(op));
+  auto it = unaryDerivatives().find(op);
+  if (it == unaryDerivatives().end()) internalError(std::string("no unary derivative for ") + opName(op));
+  return it->second(b, x, y);
 }
 
 // JAX's balanced equality for max/min: 1 where x alone is the result, 1/2 on ties, else 0.
@@ -141,7 +149,21 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     case Op::LogAddExp:
       return {b.addTan(scaled(tx, [&] { return b.un(Op::Exp, b.sub(x, out)); }),
                        scaled(ty, [&] { return b.un(Op::Exp, b.sub(y, out)); }))};
-    default: break;  // NOLINT: only the smooth binary ops reach here
+    case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
+    case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
+    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2:
+    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma:
+    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::FloorDiv: case Op::And:
+    case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt:
+    case Op::Le: case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert: case Op::Constant:
+    case Op::Iota: case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin:
+    case Op::ReduceAnd: case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumSum:
+    case Op::CumProd: case Op::CumMax: case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim:
+    case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
+    case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
+    case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth binary ops reach here
   }
   internalError(std::string("no binary derivative for ") + opName(op));
 }
@@ -168,7 +190,22 @@ Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
       int count = unreduce(b, b.reduceSum(mask, e.attrs.axes), tx, e.attrs.axes);
       return b.reduceSum(b.mul(t, b.div(mask, count)), e.attrs.axes);
     }
-    default: break;  // NOLINT: only the smooth reductions reach here
+    case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
+    case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
+    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2:
+    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma:
+    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Rem: case Op::Pow: case Op::Max: case Op::Min:
+    case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Atan2: case Op::Hypot:
+    case Op::Copysign: case Op::Fmod: case Op::LogAddExp: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le:
+    case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert: case Op::Constant: case Op::Iota:
+    case Op::ReduceAnd: case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumSum:
+    case Op::CumProd: case Op::CumMax: case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim:
+    case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
+    case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
+    case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth reductions reach here
   }
   internalError("no reduction derivative");
 }
@@ -191,7 +228,22 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
       int last = b.emit1(e.attrs.reverse ? Op::CumMin : Op::CumMax, {at}, e.attrs);
       return b.takeAlongAxis(t, last, axis);
     }
-    default: break;  // NOLINT: only the smooth cumulative ops reach here
+    case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
+    case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
+    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2:
+    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma:
+    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Rem: case Op::Pow: case Op::Max: case Op::Min:
+    case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Atan2: case Op::Hypot:
+    case Op::Copysign: case Op::Fmod: case Op::LogAddExp: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le:
+    case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert: case Op::Constant: case Op::Iota:
+    case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd:
+    case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::AssocScan: case Op::BroadcastInDim:
+    case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
+    case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
+    case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth cumulative ops reach here
   }
   internalError("no cumulative derivative");
 }

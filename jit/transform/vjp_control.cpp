@@ -126,7 +126,22 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
       fail("E0274", e.span, "reverse-mode differentiation of this while_loop is not supported: its number of steps is not known",
            "use fori_loop with static bounds or scan (reverse mode stacks one carry per step), or forward mode "
            "(jvp, jacfwd) which works through while_loop");
-    default: break;  // NOLINT: only control flow reaches here
+    case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
+    case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
+    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2:
+    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma:
+    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Rem: case Op::Pow: case Op::Max: case Op::Min:
+    case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Atan2: case Op::Hypot:
+    case Op::Copysign: case Op::Fmod: case Op::LogAddExp: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le:
+    case Op::Gt: case Op::Ge: case Op::Select: case Op::Convert: case Op::Constant: case Op::Iota:
+    case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd:
+    case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumSum: case Op::CumProd: case Op::CumMax:
+    case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
+    case Op::Concat: case Op::Slice: case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
+    case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin:
+    case Op::ScatterMax: case Op::DotGeneral: case Op::Sort: break;  // only control flow reaches here
   }
   internalError(std::string("vjpControl of ") + opName(e.op));
 }
