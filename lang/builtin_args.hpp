@@ -94,6 +94,7 @@ BuiltinDefs laxBuiltins();        // builtins_lax.cpp
 BuiltinDefs nonzeroBuiltins();    // builtins_nonzero.cpp
 /// where(c) with one argument: nonzero(c) (builtins_nonzero.cpp).
 Value whereNonzero(Evaluator& ev, CallArgs& c);
+BuiltinDefs autodiffBuiltins();   // builtins_autodiff.cpp
 
 // ---- pytree arguments (the control-flow builtins) ----
 

@@ -180,7 +180,8 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
 
 Value Evaluator::callVmap(const VmapFn& v, CallArgs& args) {
   extern Value applyVmap(Evaluator & ev, const VmapFn& v, CallArgs& args);
-  return applyVmap(*this, v, args);
+  extern Value applyAutodiff(Evaluator & ev, const VmapFn& v, CallArgs& args);
+  return v.autodiff ? applyAutodiff(*this, v, args) : applyVmap(*this, v, args);
 }
 
 }  // namespace scn

@@ -12,7 +12,7 @@ std::string describe(const Value& v) {
     case ValueKind::String: return "a string";
     case ValueKind::Closure: return "the function `" + v.closure->name + "`";
     case ValueKind::Builtin: return std::string("the builtin `") + v.builtin->name + "`";
-    case ValueKind::Vmap: return "a vmapped function";
+    case ValueKind::Vmap: return v.vmap->autodiff ? std::string("a function made by ") + v.vmap->autodiff->name() : "a vmapped function";
     case ValueKind::DType: return std::string("the dtype ") + dtypeName(v.dtype);
   }
   return "a value";
@@ -34,7 +34,7 @@ std::string Evaluator::format(const Value& v) {
     case ValueKind::String: return v.str;
     case ValueKind::Closure: return "<fn " + v.closure->name + ">";
     case ValueKind::Builtin: return std::string("<builtin ") + v.builtin->name + ">";
-    case ValueKind::Vmap: return "<vmapped fn>";
+    case ValueKind::Vmap: return v.vmap->autodiff ? std::string("<") + v.vmap->autodiff->name() + " fn>" : "<vmapped fn>";
     case ValueKind::DType: return dtypeName(v.dtype);
   }
   return "?";

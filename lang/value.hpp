@@ -125,13 +125,28 @@ struct Closure {
   std::shared_ptr<const Program> program;  // owns params, body and span (Note [Source lifetime])
 };
 
-/// vmap(f, in_axes, out_axes, axis_size): a function value.
+struct AutodiffFn;
+
+/// vmap(f, in_axes, out_axes, axis_size): a function value; also the functions the autodiff
+/// builtins make (grad(f), jacrev(f), the vjp function: `autodiff` set, the axes unused).
 struct VmapFn {
   Value fn;
+  std::shared_ptr<const AutodiffFn> autodiff;  // lang/builtins_autodiff.cpp
   Value inAxes;   // an int, None, or a tuple of those (one per argument)
   Value outAxes;  // same, per result
   std::optional<int64_t> axisSize;
   Span span;
+};
+
+/// A function made by grad, value_and_grad, jacfwd, jacrev or vjp (lang/builtins_autodiff.cpp).
+struct AutodiffFn {
+  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn } kind = Grad;
+  std::vector<int64_t> argnums{0};
+  bool argnumsTuple = false;  // argnums was a tuple: the gradients come as a tuple
+  bool hasAux = false;
+  std::vector<Value> primals;  // VjpFn: the arguments it was made at
+  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp".
+  const char* name() const;
 };
 
 /// A short description of a value's kind for error messages: "f32[3]", "tuple", "function".

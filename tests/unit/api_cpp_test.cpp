@@ -838,3 +838,29 @@ INSTANTIATE_TEST_SUITE_P(Backends, ApiInterrupt, ::testing::ValuesIn(scn::test::
 #endif
 
 }  // namespace
+
+// A host calls a gradient function a loaded program binds with `let df = grad(f)`, and a fn
+// that uses it (a gradient step, compiled and reused like any fn).
+TEST(ApiCpp, CallAGradientOfALoadedProgram) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn f(x) = sum(x * sin(x))\n"
+                         "let df = grad(f)\n"
+                         "fn step(x) = x - 0.5 * df(x)\n",
+                         "grad.scn"));
+  std::vector<float> x = {0.5f, -1.0f, 2.0f};
+  auto df = h.ctx.function("df");
+  ASSERT_TRUE(df.ok()) << df.status().message();
+  auto r = df->call({scn::ArrayView::of(x.data(), {3})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<float> g = values<float>(r->at(0));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(g[i], std::sin(x[i]) + x[i] * std::cos(x[i]), 1e-6) << i;
+  auto step = h.ctx.function("step");
+  ASSERT_TRUE(step.ok());
+  for (int k = 0; k < 2; ++k) {
+    auto s = step->call({scn::ArrayView::of(x.data(), {3})});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    std::vector<float> got = values<float>(s->at(0));
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(got[i], x[i] - 0.5f * g[i], 1e-6) << i;
+  }
+  EXPECT_TRUE(h.diags.empty());
+}

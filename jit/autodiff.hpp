@@ -1,0 +1,43 @@
+// Automatic differentiation as IR-to-IR transformations: forward mode (jvp) and reverse mode
+// (vjp), both built from one JVP rule per op (Note [Autodiff design] in jit/transform/vjp.cpp).
+#pragma once
+
+#include <vector>
+
+#include "jit/ir.hpp"
+
+namespace scn {
+
+/// How an op takes part in differentiation (every op of ops.def has one; a test walks them).
+enum class DiffKind {
+  Smooth,          // a JVP rule (and reverse mode through its linearization)
+  ZeroTangent,     // piecewise constant or integer-valued: its tangent is zero, as in JAX
+  ForwardOnly,     // forward mode only (while loops, associative_scan): reverse mode is an error
+  Unsupported,     // no rule yet: differentiating through it is an error
+};
+DiffKind diffKind(Op op);
+
+/// Forward mode. Returns g(params..., tangents...) -> (results..., result tangents...) with one
+/// tangent parameter per parameter i where wrt[i] (of the parameter's type; ignored for
+/// integer and bool parameters, whose tangent is zero). Result tangents have the result types
+/// (zeros for integer results).
+FuncPtr jvpFunc(const Func& f, const std::vector<bool>& wrt);
+
+/// Reverse mode. Returns g(params..., cotangents...) -> (results..., parameter cotangents...)
+/// with one cotangent parameter per result (of its type; ignored for integer results) and one
+/// cotangent result per parameter i where wrt[i] (zeros for integer parameters).
+/// User errors at the equation's span: E0274 reverse mode through a while loop, E0275 through
+/// an op that has forward mode only, E0276 through an op without a rule.
+FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt);
+
+}  // namespace scn
+
+namespace scn {
+
+/// The Jacobians of `f`: g(params...) -> for each result o, for each parameter i where wrt[i],
+/// d result_o / d param_i of shape result_o.shape ++ param_i.shape (o-major order). Forward
+/// mode (jacfwd: one JVP per input element, batched) or reverse (jacrev: one VJP per output
+/// element, batched).
+FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward);
+
+}  // namespace scn

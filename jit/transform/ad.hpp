@@ -1,0 +1,94 @@
+// Internal to autodiff: the IR builder its rules share, the JVP rule of one equation, the
+// transpose rule of one linear equation, and the control-flow rules.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "jit/autodiff.hpp"
+
+namespace scn::ad {
+
+/// A tangent or cotangent: a variable, or nullopt for a symbolic zero.
+using Tan = std::optional<int>;
+
+/// Emits equations into `dst`, each with `span` (the span of the equation being differentiated);
+/// output types come from inferTypes (an internal error if it rejects what a rule built).
+struct Builder {
+  Func& dst;
+  Span span;
+
+  /// A copy: emitting invalidates references into dst.types.
+  Type type(int var) const { return dst.type(var); }
+  std::vector<int> emit(Op op, std::vector<int> inputs, Attrs attrs = {}, std::vector<FuncPtr> subs = {});
+  int emit1(Op op, std::vector<int> inputs, Attrs attrs = {});
+
+  /// A constant of type t, every element v.
+  int full(Type t, double v);
+  int zeros(const Type& t) { return full(t, 0); }
+  /// The constant v in the dtype and shape of `like`.
+  int like(int like, double v) { return full(type(like), v); }
+  int add(int a, int b) { return emit1(Op::Add, {a, b}); }
+  int sub(int a, int b) { return emit1(Op::Sub, {a, b}); }
+  int mul(int a, int b) { return emit1(Op::Mul, {a, b}); }
+  int div(int a, int b) { return emit1(Op::Div, {a, b}); }
+  int neg(int a) { return emit1(Op::Neg, {a}); }
+  int un(Op op, int a) { return emit1(op, {a}); }
+  int select(int p, int a, int b) { return emit1(Op::Select, {p, a, b}); }
+  int convert(int a, DType to);
+  int reshape(int a, const Shape& shape);
+  int transpose(int a, const std::vector<int64_t>& perm);
+  int broadcast(int a, const Shape& shape, const std::vector<int64_t>& axes);
+  int reduceSum(int a, const std::vector<int64_t>& axes);
+  /// x[..., idx, ...] along `axis` for an integer idx of x's shape (take_along_axis).
+  int takeAlongAxis(int x, int idx, int64_t axis);
+  /// Zeros of x's type with ct added at idx along `axis` (the transpose of takeAlongAxis).
+  int scatterAlongAxis(const Type& t, int ct, int idx, int64_t axis);
+  /// `t` when present, else zeros of type `ty`.
+  int instantiate(Tan t, const Type& ty) { return t ? *t : zeros(ty); }
+  /// a + b where either may be a symbolic zero.
+  Tan addTan(Tan a, Tan b);
+};
+
+/// Whether values of this dtype carry tangents (floats); others have zero tangents.
+bool differentiable(DType d);
+
+/// The JVP rule of a data (non-control-flow) equation whose primal is already emitted:
+/// `in`/`out` are its primal inputs and outputs in b.dst, `tin` the input tangents (not all
+/// zero). Returns one tangent per output. Every tangent it builds is linear in `tin` with
+/// coefficients computed from primals (Note [Autodiff design]).
+std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin,
+                         const std::vector<int>& out);
+
+/// The transpose of a linear equation: `linear[i]` says which inputs are linear, `ct` the
+/// cotangents of its outputs. Returns a cotangent per input (nullopt for non-linear inputs).
+std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>& linear,
+                               const std::vector<Tan>& ct);
+
+/// The JVP of any equation (the rule of its op, or of its control flow): emits its primal and
+/// tangent computation; an error (E0276) for an op without a rule when a tangent is nonzero.
+struct Dual;
+Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin);
+
+/// The JVP of a control-flow equation (scan, while, cond): emits the primal and the tangent
+/// computation together; returns the primal outputs and their tangents.
+struct Dual {
+  std::vector<int> primal;
+  std::vector<Tan> tangent;
+};
+Dual jvpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin);
+
+/// Reverse mode of a control-flow equation: emits its forward part now and returns what emits
+/// the backward part later (given the output cotangents, the input cotangents).
+using Backward = std::function<std::vector<Tan>(Builder&, const std::vector<Tan>&)>;
+struct Forward {
+  std::vector<int> primal;
+  Backward backward;
+};
+Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt);
+
+/// `f` with its parameters and results placed in the given orders (indices into the old lists).
+FuncPtr permuted(const Func& f, const std::vector<size_t>& params, const std::vector<size_t>& results);
+
+}  // namespace scn::ad

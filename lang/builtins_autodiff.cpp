@@ -1,0 +1,378 @@
+// Automatic differentiation builtins: grad, value_and_grad, jacfwd, jacrev, hessian, jvp, vjp and
+// stop_gradient. Each traces the function it is given and applies an IR transformation
+// (jit/autodiff.hpp); the function values they return compose with vmap and with each other.
+#include <functional>
+
+#include "jit/autodiff.hpp"
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+const char* AutodiffFn::name() const {
+  switch (kind) {
+    case Grad: return "grad";
+    case ValueAndGrad: return "value_and_grad";
+    case Jacfwd: return "jacfwd";
+    case Jacrev: return "jacrev";
+    case VjpFn: return "vjp";
+  }
+  return "grad";
+}
+
+namespace {
+
+Value functionValue(Value fn, AutodiffFn d, Span span) {
+  auto v = std::make_shared<VmapFn>();
+  v->fn = std::move(fn);
+  v->autodiff = std::make_shared<AutodiffFn>(std::move(d));
+  v->span = span;
+  Value r;
+  r.kind = ValueKind::Vmap;
+  r.vmap = v;
+  return r;
+}
+
+// argnums=: an int or a tuple of ints (static).
+void readArgnums(Args& a, size_t i, AutodiffFn& d) {
+  if (!a.has(i)) return;
+  Value v = a.sequence(i);
+  d.argnums.clear();
+  if (v.isTuple()) {
+    d.argnumsTuple = true;
+    for (const Value& x : *v.elems) {
+      if (!x.isArray()) fail("E0275", a.span(i), "argnums must be an int or a tuple of ints but has " + describe(x));
+      d.argnums.push_back(staticInt(*x.array, StaticUse::Other, a.span(i), "argnums"));
+    }
+    return;
+  }
+  d.argnums.push_back(a.integer(i, 0));
+}
+
+Value makeTransform(Evaluator& ev, CallArgs& c, AutodiffFn::Kind kind, const char* name) {
+  bool gradLike = kind == AutodiffFn::Grad || kind == AutodiffFn::ValueAndGrad;
+  Args a(ev, c, name, gradLike ? std::vector<std::string>{"f", "argnums=", "has_aux="}
+                               : std::vector<std::string>{"f", "argnums="});
+  AutodiffFn d;
+  d.kind = kind;
+  readArgnums(a, 1, d);
+  if (gradLike) d.hasAux = a.boolean(2, false);
+  return functionValue(a.callable(0), d, c.span);
+}
+
+Value grad(Evaluator& ev, CallArgs& c) { return makeTransform(ev, c, AutodiffFn::Grad, "grad"); }
+Value valueAndGrad(Evaluator& ev, CallArgs& c) { return makeTransform(ev, c, AutodiffFn::ValueAndGrad, "value_and_grad"); }
+Value jacfwd(Evaluator& ev, CallArgs& c) { return makeTransform(ev, c, AutodiffFn::Jacfwd, "jacfwd"); }
+Value jacrev(Evaluator& ev, CallArgs& c) { return makeTransform(ev, c, AutodiffFn::Jacrev, "jacrev"); }
+
+// hessian(f, argnums=0) = jacfwd(jacrev(f, argnums), argnums)
+Value hessian(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "hessian", {"f", "argnums="});
+  AutodiffFn d;
+  readArgnums(a, 1, d);
+  d.kind = AutodiffFn::Jacrev;
+  Value inner = functionValue(a.callable(0), d, c.span);
+  d.kind = AutodiffFn::Jacfwd;
+  return functionValue(inner, d, c.span);
+}
+
+/// Values placed on the leaves of a tree (rebuild takes arrays; this takes any values).
+Value rebuildValues(const TreeDef& def, const std::vector<Value>& leaves, size_t& pos) {
+  switch (def.kind) {
+    case TreeDef::Leaf: return leaves.at(pos++);
+    case TreeDef::None: return Value::none();
+    case TreeDef::Tuple: {
+      std::vector<Value> xs;
+      for (const TreeDef& ch : def.children) xs.push_back(rebuildValues(ch, leaves, pos));
+      return Value::ofTuple(std::move(xs));
+    }
+  }
+  return Value::none();
+}
+
+/// "f32[2]" for one array, "(f32[2], i32[])" for a tuple: the types of a tree's leaves.
+std::string treeTypes(const TreeDef& def, const std::vector<AVal>& leaves, size_t& pos) {
+  switch (def.kind) {
+    case TreeDef::Leaf: return typeString(leaves.at(pos++).type);
+    case TreeDef::None: return "None";
+    case TreeDef::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < def.children.size(); ++i) s += (i ? ", " : "") + treeTypes(def.children[i], leaves, pos);
+      return s + (def.children.size() == 1 ? ",)" : ")");
+    }
+  }
+  return "";
+}
+std::string treeTypes(const TreeDef& def, const std::vector<AVal>& leaves) {
+  size_t pos = 0;
+  return treeTypes(def, leaves, pos);
+}
+
+/// Runs a transformation of the traced function; a user error it raises (reverse mode
+/// through a while loop, an op without a rule) gets a note at the call being differentiated.
+template <typename F>
+FuncPtr transforming(const char* name, Span call, F&& transform, const Value& fn) {
+  try {
+    FuncPtr g = transform();
+    // `:ir grad(f)(x)` shows `func grad_f(...)`.
+    g->name = std::string(name) + (fn.kind == ValueKind::Closure && fn.closure->name != "<lambda>" ? "_" + fn.closure->name : "");
+    return g;
+  } catch (UserError& e) {
+    e.diag.notes.push_back({call, std::string("while computing ") + name + " of the function called here"});
+    throw;
+  }
+}
+
+Value zerosLike(const Type& t) {
+  Array z(t.dtype, t.shape);
+  for (int64_t i = 0; i < z.size(); ++i) z.setDouble(i, 0);
+  return arr(AVal::of(std::move(z)));
+}
+
+// A function traced at the given arguments, with its arguments' leaves laid out by argument.
+struct TracedCall {
+  Evaluator::Traced t;
+  std::vector<Flat> args;
+  std::vector<AVal> leaves;      // captured values, then every argument's leaves
+  std::vector<size_t> firstLeaf;  // per argument: its first leaf's index in `leaves`
+};
+
+TracedCall traceAt(Evaluator& ev, const Value& fn, const std::vector<Value>& args, const std::vector<Span>& spans,
+                   Span span, const std::string& what) {
+  TracedCall tc;
+  std::vector<Value> abstract;
+  for (size_t i = 0; i < args.size(); ++i) {
+    tc.args.push_back(flat(args[i], i < spans.size() ? spans[i] : span, (what + " argument").c_str()));
+    std::vector<AVal> ph;
+    for (const AVal& l : tc.args.back().leaves) ph.push_back(placeholder(l));
+    size_t pos = 0;
+    abstract.push_back(rebuild(tc.args.back().def, ph, pos));
+  }
+  tc.t = ev.traceFunction(fn, abstract, span, what + " function", "a differentiated argument");
+  tc.leaves = tc.t.trace->captured();
+  for (const Flat& f : tc.args) {
+    tc.firstLeaf.push_back(tc.leaves.size());
+    tc.leaves.insert(tc.leaves.end(), f.leaves.begin(), f.leaves.end());
+  }
+  return tc;
+}
+
+// Which parameters of the traced function are differentiated: the leaves of the argnums
+// arguments, which must be floats (E0277).
+std::vector<bool> wrtMask(const TracedCall& tc, const AutodiffFn& d, CallArgs& c, Span fnSpan) {
+  std::vector<bool> wrt(tc.leaves.size(), false);
+  for (int64_t n : d.argnums) {
+    int64_t k = static_cast<int64_t>(tc.args.size());
+    if (n < -k || n >= k)
+      fail("E0275", fnSpan,
+           std::string(d.name()) + " argnums=" + std::to_string(n) + " is out of range for a function called with " +
+               std::to_string(k) + " argument" + (k == 1 ? "" : "s"),
+           "argnums counts the positional arguments from 0");
+    size_t i = static_cast<size_t>(n < 0 ? n + k : n);
+    const Flat& f = tc.args[i];
+    for (size_t j = 0; j < f.leaves.size(); ++j) {
+      if (!isFloat(f.leaves[j].type.dtype))
+        fail("E0277", i < c.posSpans.size() ? c.posSpans[i] : c.span,
+             std::string(d.name()) + " requires real-valued inputs but argument " + std::to_string(i) + " has type " +
+                 typeString(f.leaves[j].type),
+             "differentiate with respect to float arguments only: convert it with astype(x, f32), or leave it out "
+             "of argnums");
+      wrt[tc.firstLeaf[i] + j] = true;
+    }
+  }
+  return wrt;
+}
+
+// The gradients (or Jacobian parts) of the argnums arguments from one value per
+// differentiated leaf, in argnums order, shaped like the arguments.
+Value perArgnum(const TracedCall& tc, const AutodiffFn& d, const std::vector<Value>& perLeaf, size_t& pos) {
+  std::vector<Value> out;
+  std::vector<bool> seen(tc.args.size(), false);
+  std::vector<Value> byArg(tc.args.size());
+  // perLeaf follows the parameter order: arguments in order, whatever the argnums order.
+  for (size_t i = 0; i < tc.args.size(); ++i) {
+    bool wanted = false;
+    for (int64_t n : d.argnums)
+      wanted = wanted || static_cast<size_t>(n < 0 ? n + static_cast<int64_t>(tc.args.size()) : n) == i;
+    if (!wanted) continue;
+    byArg[i] = rebuildValues(tc.args[i].def, perLeaf, pos);
+    seen[i] = true;
+  }
+  for (int64_t n : d.argnums) out.push_back(byArg[static_cast<size_t>(n < 0 ? n + static_cast<int64_t>(tc.args.size()) : n)]);
+  return d.argnumsTuple ? Value::ofTuple(std::move(out)) : out.at(0);
+}
+
+Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
+  std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
+  const TreeDef& out = tc.t.outTree;
+  if (d.hasAux && (out.kind != TreeDef::Tuple || out.children.size() != 2))
+    fail("E0279", v.span,
+         std::string(d.name()) + "(has_aux=true) needs a function that returns a pair (output, aux) but it returned " +
+             treeTypes(out, tc.t.outLeaves),
+         "return a tuple `(loss, aux)`, or drop has_aux=true");
+  const TreeDef& valueTree = d.hasAux ? out.children[0] : out;
+  const AVal& value = tc.t.outLeaves.at(0);
+  if (valueTree.kind != TreeDef::Leaf || !value.type.shape.empty() || !isFloat(value.type.dtype))
+    fail("E0278", v.span,
+         std::string(d.name()) + " requires a real scalar output but the function returned " +
+             treeTypes(out, tc.t.outLeaves),
+         isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
+             ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
+             : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
+  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  std::vector<AVal> args = tc.leaves;
+  args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
+  for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
+  std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
+  size_t nOut = tc.t.outLeaves.size();
+  std::vector<Value> grads;
+  for (size_t j = nOut; j < res.size(); ++j) grads.push_back(arr(res[j]));
+  size_t pos = 0;
+  Value g = perArgnum(tc, d, grads, pos);
+  pos = 0;
+  Value result = rebuild(out, std::vector<AVal>(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(nOut)), pos);
+  if (d.kind == AutodiffFn::ValueAndGrad) return Value::ofTuple({result, g});
+  return d.hasAux ? Value::ofTuple({g, (*result.elems)[1]}) : g;
+}
+
+Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
+  std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); }, v.fn);
+  std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
+  size_t perOut = 0;
+  for (bool w : wrt) perOut += w;
+  std::vector<Value> perOutput;
+  for (size_t o = 0; o < tc.t.outLeaves.size(); ++o) {
+    std::vector<Value> parts;
+    for (size_t k = 0; k < perOut; ++k) parts.push_back(arr(res.at(o * perOut + k)));
+    size_t pos = 0;
+    perOutput.push_back(perArgnum(tc, d, parts, pos));
+  }
+  size_t pos = 0;
+  return rebuildValues(tc.t.outTree, perOutput, pos);
+}
+
+// The function vjp returns: the cotangents of the primals it was made at, for a cotangent of
+// the output.
+Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  TracedCall tc = traceAt(ev, v.fn, d.primals, {}, v.span, "vjp");
+  if (c.pos.size() != 1 || !c.kw.empty())
+    fail("E0281", c.span, "the function vjp returns takes one cotangent (shaped like the output) but got " +
+                              std::to_string(c.pos.size()) + " arguments");
+  Flat ct = flat(c.pos[0], c.posSpans.empty() ? c.span : c.posSpans[0], "vjp cotangent");
+  bool same = ct.def == tc.t.outTree && ct.leaves.size() == tc.t.outLeaves.size();
+  for (size_t j = 0; same && j < ct.leaves.size(); ++j) same = ct.leaves[j].type == tc.t.outLeaves[j].type;
+  if (!same) {
+    fail("E0281", c.span, "the vjp cotangent must match the output " + treeTypes(tc.t.outTree, tc.t.outLeaves) +
+                              " but got " + treeTypes(ct.def, ct.leaves),
+         "pass one cotangent per output, of its shape and dtype (e.g. ones_like(out))");
+  }
+  std::vector<bool> wrt(tc.leaves.size(), false);
+  for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
+  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
+  std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
+  std::vector<Value> perLeaf;
+  size_t at = tc.t.outLeaves.size();
+  for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i)
+    perLeaf.push_back(wrt[i] ? arr(res.at(at++)) : zerosLike(tc.leaves[i].type));
+  std::vector<Value> out;
+  size_t pos = 0;
+  for (const Flat& f : tc.args) out.push_back(rebuildValues(f.def, perLeaf, pos));
+  return Value::ofTuple(std::move(out));
+}
+
+// vjp(f, primals...) -> (f(primals...), vjp_fn)
+Value vjpBuiltin(Evaluator& ev, CallArgs& c) {
+  if (c.pos.empty()) fail("E0220", c.span, "vjp(f, primals...) needs a function and its arguments");
+  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "vjp takes positional arguments only");
+  if (!c.pos[0].isCallable()) fail("E0216", c.posSpans[0], describe(c.pos[0]) + " is not callable");
+  CallArgs call;
+  call.pos.assign(c.pos.begin() + 1, c.pos.end());
+  call.posSpans.assign(c.posSpans.begin() + 1, c.posSpans.end());
+  call.span = c.span;
+  Value out = ev.call(c.pos[0], call);
+  AutodiffFn d;
+  d.kind = AutodiffFn::VjpFn;
+  d.primals = call.pos;
+  return Value::ofTuple({out, functionValue(c.pos[0], d, c.span)});
+}
+
+// jvp(f, primals, tangents) -> (f(primals...), the tangent of the output)
+Value jvpBuiltin(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "jvp", {"f", "primals", "tangents"});
+  const Value& p = a.get(1);
+  const Value& t = a.get(2);
+  if (!p.isTuple() || !t.isTuple())
+    fail("E0280", a.span(p.isTuple() ? 2 : 1), "jvp takes its primals and tangents as tuples but got " + describe(p.isTuple() ? t : p),
+         "write one-element tuples with a comma: jvp(f, (x,), (dx,))");
+  TracedCall tc = traceAt(ev, a.callable(0), *p.elems, {}, c.span, "jvp");
+  Flat tan = flat(t, a.span(2), "jvp tangents");
+  Flat prim = flat(p, a.span(1), "jvp primals");
+  bool same = tan.def == prim.def;
+  for (size_t j = 0; same && j < tan.leaves.size(); ++j) same = tan.leaves[j].type == prim.leaves[j].type;
+  if (!same) {
+    fail("E0280", a.span(2), "jvp tangents must match the primals " + treeTypes(prim.def, prim.leaves) + " but got " +
+                                 treeTypes(tan.def, tan.leaves),
+         "give each primal a tangent of its shape and dtype");
+  }
+  std::vector<bool> wrt(tc.leaves.size(), false);
+  size_t nCap = tc.t.trace->captured().size();
+  for (size_t i = nCap; i < wrt.size(); ++i) wrt[i] = true;
+  FuncPtr j = transforming("jvp", c.span, [&] { return jvpFunc(*tc.t.func, wrt); }, a.callable(0));
+  std::vector<AVal> res = ev.tracer().call(j, concatLeaves(tc.leaves, tan.leaves), c.span);
+  size_t n = tc.t.outLeaves.size(), pos = 0;
+  Value out = rebuild(tc.t.outTree, std::vector<AVal>(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(n)), pos);
+  pos = 0;
+  Value tout = rebuild(tc.t.outTree, std::vector<AVal>(res.begin() + static_cast<std::ptrdiff_t>(n), res.end()), pos);
+  return Value::ofTuple({out, tout});
+}
+
+// stop_gradient(x): x, with a zero derivative (Note [Stop gradient] in jit/transform/vjp.cpp).
+Value stopGradient(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "stop_gradient", {"x"});
+  Flat x = flat(a.get(0), a.span(0), "stop_gradient argument");
+  std::vector<AVal> out;
+  for (const AVal& l : x.leaves) {
+    if (l.isStatic() || !isFloat(l.type.dtype)) {
+      out.push_back(l);
+      continue;
+    }
+    Attrs at;
+    at.dtype = l.type.dtype;
+    out.push_back(ev.tracer().apply1(Op::Convert, {l}, at, c.span));
+  }
+  size_t pos = 0;
+  return rebuild(x.def, out, pos);
+}
+
+}  // namespace
+
+Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
+  const AutodiffFn& d = *v.autodiff;
+  if (d.kind != AutodiffFn::VjpFn && !c.kw.empty())
+    fail("E0221", c.kwSpans[0], std::string("a function made by ") + d.name() + " takes positional arguments only");
+  switch (d.kind) {
+    case AutodiffFn::Grad: case AutodiffFn::ValueAndGrad: return applyGrad(ev, v, d, c);
+    case AutodiffFn::Jacfwd: case AutodiffFn::Jacrev: return applyJacobian(ev, v, d, c);
+    case AutodiffFn::VjpFn: return applyVjpFn(ev, v, d, c);
+  }
+  return Value::none();
+}
+
+BuiltinDefs autodiffBuiltins() {
+  return {{},
+          {
+              {"grad(f, argnums=0, has_aux=false)", "the function computing the gradient of the scalar f with respect to its argnums arguments", grad},
+              {"value_and_grad(f, argnums=0, has_aux=false)", "the function computing f and its gradient together: (value, grad)", valueAndGrad},
+              {"jacfwd(f, argnums=0)", "the function computing the Jacobian of f by forward mode (output shape ++ input shape)", jacfwd},
+              {"jacrev(f, argnums=0)", "the function computing the Jacobian of f by reverse mode (output shape ++ input shape)", jacrev},
+              {"hessian(f, argnums=0)", "the function computing the Hessian of the scalar f: jacfwd(jacrev(f))", hessian},
+              {"jvp(f, primals, tangents)", "f at the primals (a tuple) and its directional derivative along the tangents: (out, tangent_out)", jvpBuiltin},
+              {"vjp(f, primals...)", "f at the primals and the function mapping an output cotangent to the primals' cotangents: (out, vjp_fn)", vjpBuiltin},
+              {"stop_gradient(x)", "x, treated as a constant by differentiation", stopGradient},
+          }};
+}
+
+}  // namespace scn

@@ -1,0 +1,315 @@
+// Oracle tests of autodiff (jvpFunc, vjpFunc): for every differentiable op, the JVP equals
+// central finite differences in f64, and the VJP is the transpose of the JVP
+// (<vjp(u), v> == <u, jvp(v)>); every op of the table has a differentiation kind.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "jit/autodiff.hpp"
+#include "jit/backend.hpp"
+
+namespace scn {
+namespace {
+
+struct Builder {
+  FuncPtr f = std::make_shared<Func>();
+  int param(Type t) {
+    int v = f->newVar(std::move(t));
+    f->params.push_back(v);
+    return v;
+  }
+  std::vector<int> eqn(Op op, std::vector<int> in, Attrs a = {}, std::vector<FuncPtr> subs = {}) {
+    std::vector<Type> types;
+    for (int v : in) types.push_back(f->type(v));
+    InferResult r = inferTypes(op, types, a, subs);
+    if (!r.ok()) throw std::runtime_error("test built an ill-typed " + std::string(opName(op)) + ": " + r.error);
+    Eqn e{op, std::move(in), {}, std::move(a), std::move(subs), Span{}};
+    for (Type& t : r.types) e.outputs.push_back(f->newVar(t));
+    f->eqns.push_back(e);
+    return e.outputs;
+  }
+  int eqn1(Op op, std::vector<int> in, Attrs a = {}) { return eqn(op, std::move(in), std::move(a)).at(0); }
+  int index(DType dt, Shape shape, std::vector<int64_t> values) {
+    Attrs a;
+    a.dtype = dt;
+    a.value = std::make_shared<Array>(dt, shape);
+    for (size_t i = 0; i < values.size(); ++i) a.value->setInt(static_cast<int64_t>(i), values[i]);
+    return eqn1(Op::Constant, {}, a);
+  }
+  FuncPtr ret(std::vector<int> results) {
+    f->results = std::move(results);
+    return f;
+  }
+};
+
+const Type kVec{DType::F64, {5}};
+const Type kMat{DType::F64, {3, 4}};
+
+struct Case {
+  std::string name;
+  FuncPtr f;
+  double lo = -2, hi = 2;  // where the inputs are drawn (inside the op's domain)
+  double h = 1e-6, tol = 1e-5;  // the finite-difference step and the relative tolerance
+};
+
+Attrs withAxes(std::vector<int64_t> axes, bool reverse = false) {
+  Attrs a;
+  a.axes = std::move(axes);
+  a.reverse = reverse;
+  return a;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> cs;
+  for (Op op : allOps()) {
+    const OpInfo& info = opInfo(op);
+    if (diffKind(op) != DiffKind::Smooth) continue;
+    if (info.category == OpCategory::Unary) {
+      Builder b;
+      int x = b.param(kVec);
+      Case c{info.name, b.ret({b.eqn1(op, {x})})};
+      switch (op) {
+        case Op::Log: case Op::Sqrt: case Op::Rsqrt: case Op::Log2: case Op::Log10: case Op::Lgamma:
+        case Op::Reciprocal: case Op::Cbrt:
+          c.lo = 0.3, c.hi = 3; break;
+        case Op::Asin: case Op::Acos: case Op::Atanh: case Op::ErfInv: c.lo = -0.8, c.hi = 0.8; break;
+        case Op::Acosh: c.lo = 1.2, c.hi = 3; break;
+        case Op::Log1p: c.lo = -0.5, c.hi = 2; break;
+        case Op::Tan: c.lo = -1.2, c.hi = 1.2; break;
+        default: break;
+      }
+      cs.push_back(c);
+    } else if (info.category == OpCategory::Binary) {
+      Builder b;
+      int x = b.param(kVec), y = b.param(kVec);
+      Case c{info.name, b.ret({b.eqn1(op, {x, y})})};
+      if (op == Op::Pow || op == Op::Div || op == Op::Rem || op == Op::Fmod) c.lo = 0.4, c.hi = 3;
+      cs.push_back(c);
+    }
+  }
+  auto unaryCase = [&](const std::string& name, Type t, const std::function<int(Builder&, int)>& body, double lo = -2,
+                       double hi = 2) {
+    Builder b;
+    int x = b.param(t);
+    cs.push_back({name, b.ret({body(b, x)}), lo, hi});
+  };
+  for (Op op : {Op::ReduceSum, Op::ReduceProd, Op::ReduceMax, Op::ReduceMin})
+    unaryCase(opName(op), kMat, [op](Builder& b, int x) { return b.eqn1(op, {x}, withAxes({1})); });
+  for (Op op : {Op::CumSum, Op::CumProd, Op::CumMax, Op::CumMin})
+    for (bool rev : {false, true})
+      unaryCase(std::string(opName(op)) + (rev ? "_reverse" : ""), kMat,
+                [op, rev](Builder& b, int x) { return b.eqn1(op, {x}, withAxes({1}, rev)); }, 0.3, 2);
+  unaryCase("broadcast_in_dim", kVec, [](Builder& b, int x) {
+    Attrs a;
+    a.shape = {3, 5};
+    a.axes = {1};
+    return b.eqn1(Op::BroadcastInDim, {x}, a);
+  });
+  unaryCase("reshape", kMat, [](Builder& b, int x) {
+    Attrs a;
+    a.shape = {2, 6};
+    return b.eqn1(Op::Reshape, {x}, a);
+  });
+  unaryCase("transpose", kMat, [](Builder& b, int x) { return b.eqn1(Op::Transpose, {x}, withAxes({1, 0})); });
+  unaryCase("reverse", kMat, [](Builder& b, int x) { return b.eqn1(Op::Reverse, {x}, withAxes({1})); });
+  unaryCase("slice_strided", kMat, [](Builder& b, int x) {
+    Attrs a;
+    a.starts = {0, 1};
+    a.limits = {3, 4};
+    a.strides = {2, 2};
+    return b.eqn1(Op::Slice, {x}, a);
+  });
+  unaryCase("slice", kMat, [](Builder& b, int x) {
+    Attrs a;
+    a.starts = {1, 1};
+    a.limits = {3, 3};
+    a.strides = {1, 1};
+    return b.eqn1(Op::Slice, {x}, a);
+  });
+  unaryCase("concat", kMat, [](Builder& b, int x) { return b.eqn1(Op::Concat, {x, x}, withAxes({1})); });
+  unaryCase("dynamic_slice", kMat, [](Builder& b, int x) {
+    Attrs a;
+    a.shape = {2, 2};
+    return b.eqn1(Op::DynamicSlice, {x, b.index(DType::I32, {}, {1}), b.index(DType::I32, {}, {5})}, a);
+  });
+  unaryCase("gather", kMat, [](Builder& b, int x) {
+    return b.eqn1(Op::Gather, {x, b.index(DType::I32, {4}, {2, 0, 2, -1})});
+  });
+  unaryCase("sort", kVec, [](Builder& b, int x) { return b.eqn(Op::Sort, {x}, withAxes({0})).at(0); });
+  unaryCase("select", kVec, [](Builder& b, int x) {
+    int p = b.eqn1(Op::Gt, {x, b.eqn1(Op::Sin, {x})});
+    return b.eqn1(Op::Select, {p, x, b.eqn1(Op::Exp, {x})});
+  });
+  {  // through f32 and back: a step large enough for f32's rounding
+    Builder b;
+    int x = b.param(kVec);
+    Attrs to32, to64;
+    to32.dtype = DType::F32;
+    to64.dtype = DType::F64;
+    int y = b.eqn1(Op::Convert, {b.eqn1(Op::Convert, {x}, to32)}, to64);
+    cs.push_back({"convert", b.ret({b.eqn1(Op::Mul, {y, y})}), -2, 2, 1e-2, 1e-4});
+  }
+  auto binaryCase = [&](const std::string& name, Type t, Type u, const std::function<int(Builder&, int, int)>& body) {
+    Builder b;
+    int x = b.param(t), y = b.param(u);
+    cs.push_back({name, b.ret({body(b, x, y)})});
+  };
+  binaryCase("dynamic_update_slice", kMat, Type{DType::F64, {2, 2}}, [](Builder& b, int x, int y) {
+    return b.eqn1(Op::DynamicUpdateSlice, {x, y, b.index(DType::I32, {}, {1}), b.index(DType::I32, {}, {-7})});
+  });
+  binaryCase("scatter", kMat, Type{DType::F64, {2, 4}}, [](Builder& b, int x, int y) {
+    return b.eqn1(Op::Scatter, {x, y, b.index(DType::I32, {2}, {2, 0})});
+  });
+  binaryCase("scatter_add", kMat, Type{DType::F64, {3, 4}}, [](Builder& b, int x, int y) {
+    return b.eqn1(Op::ScatterAdd, {x, y, b.index(DType::I32, {3}, {2, 0, 2})});
+  });
+  binaryCase("dot_general", kMat, Type{DType::F64, {4, 2}}, [](Builder& b, int x, int y) {
+    Attrs a;
+    a.lhsContract = {1};
+    a.rhsContract = {0};
+    return b.eqn1(Op::DotGeneral, {x, y}, a);
+  });
+  binaryCase("dot_general_batched", Type{DType::F64, {2, 3, 4}}, Type{DType::F64, {4, 2, 5}},
+             [](Builder& b, int x, int y) {
+               Attrs a;
+               a.lhsContract = {2};
+               a.rhsContract = {0};
+               a.lhsBatch = {0};
+               a.rhsBatch = {1};
+               return b.eqn1(Op::DotGeneral, {x, y}, a);
+             });
+  // scan: carry c' = sin(c) * x + w, ys = c * w (consts w, carry c, xs x).
+  {
+    Builder body;
+    int w = body.param(Type{DType::F64, {}}), c = body.param(Type{DType::F64, {}}), x = body.param(Type{DType::F64, {}});
+    int next = body.eqn1(Op::Add, {body.eqn1(Op::Mul, {body.eqn1(Op::Sin, {c}), x}), w});
+    FuncPtr bf = body.ret({next, body.eqn1(Op::Mul, {c, w})});
+    for (bool rev : {false, true}) {
+      Builder b;
+      int pw = b.param(Type{DType::F64, {}}), pc = b.param(Type{DType::F64, {}}), px = b.param(kVec);
+      Attrs a;
+      a.numConsts = 1;
+      a.numCarry = 1;
+      a.length = 5;
+      a.reverse = rev;
+      std::vector<int> out = b.eqn(Op::Scan, {pw, pc, px}, a, {bf});
+      cs.push_back({rev ? "scan_reverse" : "scan", b.ret(out)});
+    }
+  }
+  // cond: index by a constant, branches x * y and sin(x) + y.
+  {
+    Builder t, f;
+    int tx = t.param(kVec), ty = t.param(kVec);
+    int fx = f.param(kVec), fy = f.param(kVec);
+    FuncPtr bt = t.ret({t.eqn1(Op::Mul, {tx, ty})}), bf = f.ret({f.eqn1(Op::Add, {f.eqn1(Op::Sin, {fx}), fy})});
+    for (int64_t which : {0, 1}) {
+      Builder b;
+      int x = b.param(kVec), y = b.param(kVec);
+      std::vector<int> out = b.eqn(Op::Cond, {b.index(DType::I32, {}, {which}), x, y}, {}, {bf, bt});
+      cs.push_back({"cond_" + std::to_string(which), b.ret(out)});
+    }
+  }
+  return cs;
+}
+
+Array draw(const Type& t, double lo, double hi, std::mt19937& rng) {
+  Array a(t.dtype, t.shape);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (int64_t i = 0; i < a.size(); ++i) a.setDouble(i, d(rng));
+  return a;
+}
+
+Array axpy(const Array& x, double h, const Array& v) {
+  Array r(x.dtype, x.shape);
+  for (int64_t i = 0; i < x.size(); ++i) r.setDouble(i, x.getDouble(i) + h * v.getDouble(i));
+  return r;
+}
+
+double dot(const Array& a, const Array& b) {
+  double s = 0;
+  for (int64_t i = 0; i < a.size(); ++i) s += a.getDouble(i) * b.getDouble(i);
+  return s;
+}
+
+class AutodiffOracle : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AutodiffOracle, JvpMatchesFiniteDifferencesAndVjpIsItsTranspose) {
+  const Case& c = GetParam();
+  const Func& f = *c.f;
+  std::mt19937 rng(7);
+  std::vector<Array> x, v, u;
+  for (Type t : f.paramTypes()) {
+    x.push_back(draw(t, c.lo, c.hi, rng));
+    v.push_back(draw(t, -1, 1, rng));
+  }
+  for (Type t : f.resultTypes()) u.push_back(draw(t, -1, 1, rng));
+  std::vector<bool> all(f.params.size(), true);
+  FuncPtr j = jvpFunc(f, all);
+  ASSERT_EQ(verify(*j), "") << printFunc(*j);
+  std::vector<Array> args = x;
+  args.insert(args.end(), v.begin(), v.end());
+  std::vector<Array> jout = interpret(*j, args);
+  size_t nr = f.results.size();
+  const double h = c.h;
+  std::vector<Array> xp, xm;
+  for (size_t i = 0; i < x.size(); ++i) {
+    xp.push_back(axpy(x[i], h, v[i]));
+    xm.push_back(axpy(x[i], -h, v[i]));
+  }
+  std::vector<Array> fp = interpret(f, xp), fm = interpret(f, xm);
+  for (size_t r = 0; r < nr; ++r)
+    for (int64_t k = 0; k < fp[r].size(); ++k) {
+      double fd = (fp[r].getDouble(k) - fm[r].getDouble(k)) / (2 * h);
+      double got = jout[nr + r].getDouble(k);
+      EXPECT_NEAR(got, fd, c.tol * (1 + std::fabs(fd))) << c.name << " result " << r << " element " << k;
+    }
+  FuncPtr g = vjpFunc(f, all);
+  ASSERT_EQ(verify(*g), "") << printFunc(*g);
+  std::vector<Array> vargs = x;
+  vargs.insert(vargs.end(), u.begin(), u.end());
+  std::vector<Array> vout = interpret(*g, vargs);
+  double lhs = 0, rhs = 0;
+  for (size_t i = 0; i < x.size(); ++i) lhs += dot(vout[nr + i], v[i]);
+  for (size_t r = 0; r < nr; ++r) rhs += dot(u[r], jout[nr + r]);
+  EXPECT_NEAR(lhs, rhs, (c.tol > 1e-5 ? 1e-5 : 1e-9) * (1 + std::fabs(rhs))) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDifferentiableOp, AutodiffOracle, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+TEST(Autodiff, EveryOpHasADifferentiationKind) {
+  // Smooth ops have a JVP rule (the oracle above runs one case or more for each); the few
+  // without a rule are listed here so that a new one is a decision, not an accident.
+  std::vector<std::string> unsupported;
+  for (Op op : allOps())
+    if (diffKind(op) == DiffKind::Unsupported) unsupported.push_back(opName(op));
+  EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "associative_scan", "scatter_mul", "scatter_min",
+                                                   "scatter_max"}));
+  std::vector<Case> cs = cases();
+  for (Op op : allOps()) {
+    if (diffKind(op) != DiffKind::Smooth) continue;
+    bool covered = false;
+    for (const Case& c : cs)
+      for (const Eqn& e : c.f->eqns) covered = covered || e.op == op;
+    EXPECT_TRUE(covered) << opName(op) << " is smooth but no oracle case uses it";
+  }
+}
+
+TEST(Autodiff, ZeroTangentOpsGiveZeroTangents) {
+  for (Op op : {Op::Floor, Op::Round, Op::Sign, Op::Ceil}) {
+    Builder b;
+    int x = b.param(kVec);
+    FuncPtr f = b.ret({b.eqn1(op, {x})});
+    FuncPtr j = jvpFunc(*f, {true});
+    std::mt19937 rng(1);
+    std::vector<Array> out = interpret(*j, {draw(kVec, -2, 2, rng), draw(kVec, -1, 1, rng)});
+    for (int64_t k = 0; k < out[1].size(); ++k) EXPECT_EQ(out[1].getDouble(k), 0.0) << opName(op);
+  }
+}
+
+}  // namespace
+}  // namespace scn
