@@ -77,16 +77,17 @@ AVal quantileQ(ArrayOps& ops, const Args& a, size_t i, DType t, const QuantileCa
 struct Prepared {
   AVal x;
   int64_t axis;
-  Shape keptShape;  // non-empty when keepdims must reshape the result (axis=None or a tuple)
+  std::optional<Shape> keptShape;  // when keepdims must reshape the result (axis=None or a tuple)
 };
 
 Prepared prepare(ArrayOps& ops, const Args& a, size_t axisArg, AVal x, bool keepdims, Span span, const char* fn) {
   const Shape& s = x.type.shape;
   std::optional<std::vector<int64_t>> axes = a.axes(axisArg);
-  if (!axes) return {ops.reshape(x, {numElements(s)}, span), 0, keepdims ? Shape(s.size(), 1) : Shape{}};
+  if (!axes)
+    return {ops.reshape(x, {numElements(s)}, span), 0, keepdims ? std::optional<Shape>(Shape(s.size(), 1)) : std::nullopt};
   const Value& axisValue = a.get(axisArg);
   bool isTuple = axisValue.isTuple() || (axisValue.isArray() && axisValue.array->type.shape.size() == 1);
-  if (!isTuple) return {x, ArrayOps::normAxis((*axes)[0], s.size(), a.span(axisArg), fn), {}};
+  if (!isTuple) return {x, ArrayOps::normAxis((*axes)[0], s.size(), a.span(axisArg), fn), std::nullopt};
   std::vector<bool> reduced(s.size(), false);
   for (int64_t ax : *axes) {
     int64_t n = ArrayOps::normAxis(ax, s.size(), a.span(axisArg), fn);
@@ -102,7 +103,7 @@ Prepared prepare(ArrayOps& ops, const Args& a, size_t axisArg, AVal x, bool keep
     if (reduced[d]) perm.push_back(static_cast<int64_t>(d)), inner *= s[d], kept[d] = 1;
   flat.push_back(inner);
   AVal moved = ops.reshape(ops.transpose(x, perm, span), flat, span);
-  return {moved, static_cast<int64_t>(flat.size()) - 1, keepdims ? kept : Shape{}};
+  return {moved, static_cast<int64_t>(flat.size()) - 1, keepdims ? std::optional<Shape>(kept) : std::nullopt};
 }
 
 AVal nanLike(ArrayOps& ops, const Shape& shape, DType t, Span span) {
@@ -192,10 +193,10 @@ Value quantileCall(Evaluator& ev, CallArgs& c, const QuantileCall& call, bool wi
   AVal q = withQ ? quantileQ(ops, a, 1, t, call) : floatConst(t, 0.5);
   Method method = withQ ? methodArg(a, 3, call.fn) : Method::Midpoint;
   Prepared p = prepare(ops, a, axisArg, x, keepdims, c.span, call.fn);
-  AVal r = quantiles(ev, p.x, p.axis, q, method, call.ignoreNans, keepdims && p.keptShape.empty(), c.span);
-  if (!p.keptShape.empty()) {
+  AVal r = quantiles(ev, p.x, p.axis, q, method, call.ignoreNans, keepdims && !p.keptShape, c.span);
+  if (p.keptShape) {
     Shape s = q.type.shape;
-    s.insert(s.end(), p.keptShape.begin(), p.keptShape.end());
+    s.insert(s.end(), p.keptShape->begin(), p.keptShape->end());
     r = ops.reshape(r, s, c.span);
   }
   return arr(r);
