@@ -195,7 +195,7 @@ Value foldIn(Evaluator& ev, CallArgs& c) {
   return arr(ops.concat({b.x0, b.x1}, 0, c.span));
 }
 
-// uniform(key, shape=(), dtype=f32, minval=0, maxval=1)
+// uniform(key, shape=None, dtype=f32, minval=0, maxval=1)
 Value uniform(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "uniform", {"key", "shape=", "dtype=", "minval=", "maxval="});
   DType t = floatDTypeArg(a, 2);
@@ -203,7 +203,7 @@ Value uniform(Evaluator& ev, CallArgs& c) {
   return arr(uniformDraw(ev.ops(), a.array(0), shapeArg(a, 1), t, lo, hi, c.span, "uniform"));
 }
 
-// normal(key, shape=(), dtype=f32): sqrt(2) erfinv(u) for u uniform in (-1, 1), as JAX.
+// normal(key, shape=None, dtype=f32): sqrt(2) erfinv(u) for u uniform in (-1, 1), as JAX.
 Value normal(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "normal", {"key", "shape=", "dtype="});
   DType t = floatDTypeArg(a, 2);
@@ -228,9 +228,9 @@ BuiltinDefs randomBuiltins() {
           {
               {"key(seed)", "a random key from an integer seed (jax.random.PRNGKey's)", key},
               {"fold_in(key, data)", "a new key from a key and an integer, as jax.random.fold_in", foldIn},
-              {"uniform(key, shape=(), dtype=f32, minval=0, maxval=1)",
+              {"uniform(key, shape=None, dtype=f32, minval=0, maxval=1)",
                "uniform random numbers in [minval, maxval), bit for bit jax.random.uniform's", uniform},
-              {"normal(key, shape=(), dtype=f32)", "standard normal random numbers, as jax.random.normal", normal},
+              {"normal(key, shape=None, dtype=f32)", "standard normal random numbers, as jax.random.normal", normal},
           }};
 }
 

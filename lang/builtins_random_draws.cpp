@@ -135,7 +135,7 @@ Value bernoulli(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().binary(Op::Lt, u, p, c.span, "bernoulli"));
 }
 
-// exponential(key, shape=(), dtype=f32): -log1p(-u).
+// exponential(key, shape=None, dtype=f32): -log1p(-u).
 Value exponential(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "exponential", {"key", "shape=", "dtype="});
   ArrayOps& ops = ev.ops();
@@ -250,7 +250,7 @@ AVal topIndices(Evaluator& ev, const AVal& x, int64_t k, Span span) {
   return ev.tracer().apply1(Op::Reverse, {ev.ops().slice(order, {n - k}, {n}, {1}, span)}, rev, span);
 }
 
-// choice(key, a, shape=(), replace=true, p=None): as jax.random.choice along axis 0.
+// choice(key, a, shape=None, replace=true, p=None): as jax.random.choice along axis 0.
 Value choice(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "choice", {"key", "a", "shape=", "replace=", "p="});
   ArrayOps& ops = ev.ops();
@@ -337,16 +337,16 @@ BuiltinDefs randomDrawBuiltins() {
                "uniform random integers in [minval, maxval), bit for bit jax.random.randint's", randint},
               {"bernoulli(key, p=0.5, shape=None)", "random booleans, true with probability p (jax.random.bernoulli)",
                bernoulli},
-              {"exponential(key, shape=(), dtype=f32)", "exponential random numbers of rate 1 (jax.random.exponential)",
+              {"exponential(key, shape=None, dtype=f32)", "exponential random numbers of rate 1 (jax.random.exponential)",
                exponential},
-              {"gumbel(key, shape=(), dtype=f32)", "standard Gumbel random numbers (jax.random.gumbel)", gumbel},
+              {"gumbel(key, shape=None, dtype=f32)", "standard Gumbel random numbers (jax.random.gumbel)", gumbel},
               {"truncated_normal(key, lower, upper, shape=None, dtype=f32)",
                "standard normal random numbers truncated to (lower, upper) (jax.random.truncated_normal)",
                truncatedNormal},
               {"categorical(key, logits, axis=-1, shape=None)",
                "random category indices (i32) with probabilities softmax(logits) along axis, by the Gumbel-max trick",
                categorical},
-              {"choice(key, a, shape=(), replace=true, p=None)",
+              {"choice(key, a, shape=None, replace=true, p=None)",
                "random elements of a (or of arange(a) for an integer), with or without replacement, weighted by p",
                choice},
               {"permutation(key, x, axis=0, independent=false)",
