@@ -106,7 +106,7 @@ void checkParamShape(const char* fn, const char* param, const Shape& shape, cons
 DType floatDTypeArg(const Args& a, size_t i) {
   DType t = a.dtype(i).value_or(DType::F32);
   if (!isFloat(t))
-    fail("E0241", a.has(i) ? a.span(i) : a.callSpan(), std::string("random floats need a float dtype, got ") + dtypeName(t));
+    fail("E0241", a.callSpan(), std::string("random floats need a float dtype, got ") + dtypeName(t));
   return t;
 }
 
