@@ -77,6 +77,8 @@ BuiltinDefs checkBuiltins();      // builtins_checks.cpp
 BuiltinDefs controlBuiltins();    // builtins_control.cpp
 BuiltinDefs assocScanBuiltins();  // builtins_assoc_scan.cpp
 BuiltinDefs randomBuiltins();     // builtins_random.cpp
+BuiltinDefs randomDrawBuiltins(); // builtins_random_draws.cpp
+BuiltinDefs orderStatBuiltins();  // builtins_orderstats.cpp
 BuiltinDefs ioBuiltins();         // builtins_io.cpp
 BuiltinDefs printingBuiltins();   // builtins_printing.cpp
 BuiltinDefs reductionBuiltins();  // builtins_reductions.cpp

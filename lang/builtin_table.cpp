@@ -101,7 +101,7 @@ std::map<std::string, Builtin> makeTable() {
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
-                                autodiffBuiltins}) {
+                                autodiffBuiltins, randomDrawBuiltins, orderStatBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);

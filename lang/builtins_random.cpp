@@ -1,31 +1,45 @@
-// Counter-based random numbers: Threefry-2x32 written with u32 IR ops, so every backend
+// Counter-based random numbers as jax.random draws them: keys, split, fold_in, random bits and
+// the uniform and normal draws. Threefry-2x32 is written with u32 IR ops, so every backend
 // computes the same bits (integer arithmetic wraps identically everywhere).
-#include "lang/builtin_args.hpp"
+#include "lang/random.hpp"
+
+#include <cmath>
 
 namespace scn {
 
+// Note [JAX's random bits]
+// scn's keys and draws are jax.random's (jax 0.10, the default threefry2x32 implementation with
+// jax_threefry_partitionable on, the default since jax 0.5):
+// - key(seed) is the u32[2] (seed >> 32, seed & 0xFFFFFFFF).
+// - Element i (row-major) of a draw of any shape hashes the counter pair (i >> 32, i & ...),
+//   here (0, i), under the key: (x0, x1) = threefry2x32(key, (0, i)).
+// - split(key, num) is row i = (x0, x1); fold_in(key, d) is (x0, x1) of the counter (0, u32(d)).
+// - 32 random bits are x0 ^ x1; 64 random bits are (x0 << 32) | x1.
+// - uniform: the top 23 (f32) or 52 (f64) of those bits as the mantissa of a float in [1, 2)
+//   less 1 (JAX's bitcast; here the same value as bits * 2^-23, which is exact), then
+//   max(minval, u * (maxval - minval) + minval).
+// - normal: sqrt(2) * erfinv(uniform in [nextafter(-1, 0), 1)).
+// Every draw built from integer ops and +, -, *, max on floats is bit for bit JAX's; a draw
+// through a transcendental (erfinv, log, log1p, erf) is within an ulp or two of JAX's, the
+// difference between scn's and XLA's polynomial or libm (docs/language.md "Random numbers").
+
 namespace {
-
-
-struct Bits {
-  AVal x0, x1;
-};
 
 AVal u32(uint32_t v) { return strongScalar(DType::U32, static_cast<double>(v)); }
 
 /// Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3").
 /// key: two u32 scalars; counters: two u32 arrays of one shape.
-Bits threefry(ArrayOps& ops, const AVal& k0, const AVal& k1, AVal c0, AVal c1, Span span) {
+Bits threefry(ArrayOps& ops, const KeyWords& key, AVal c0, AVal c1, Span span) {
   auto add = [&](const AVal& a, const AVal& b) { return ops.binary(Op::Add, a, b, span, "threefry"); };
   auto xorv = [&](const AVal& a, const AVal& b) { return ops.binary(Op::Xor, a, b, span, "threefry"); };
   auto rotl = [&](const AVal& x, uint32_t r) {
     return ops.binary(Op::Or, ops.binary(Op::Shl, x, u32(r), span, "threefry"),
                       ops.binary(Op::Shr, x, u32(32 - r), span, "threefry"), span, "threefry");
   };
-  AVal k2 = xorv(xorv(k0, k1), u32(0x1BD11BDA));
-  AVal ks[3] = {k0, k1, k2};
+  AVal k2 = xorv(xorv(key.k0, key.k1), u32(0x1BD11BDA));
+  AVal ks[3] = {key.k0, key.k1, k2};
   static const uint32_t rot[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-  AVal x0 = add(c0, k0), x1 = add(c1, k1);
+  AVal x0 = add(c0, key.k0), x1 = add(c1, key.k1);
   for (int group = 0; group < 5; ++group) {
     for (uint32_t r : rot[group % 2]) {
       x0 = add(x0, x1);
@@ -39,21 +53,124 @@ Bits threefry(ArrayOps& ops, const AVal& k0, const AVal& k1, AVal c0, AVal c1, S
 }
 
 AVal keyPart(ArrayOps& ops, const AVal& key, int64_t i, Span span) {
-  if (key.type.dtype != DType::U32 || key.type.shape != Shape{2})
-    fail("E0240", span, "expected a random key (u32[2] from key(seed)), got " + surfaceTypeString(key),
-         "make one with `key(seed)` and derive more with `split(key)`");
   AVal s = ops.slice(key, {i}, {i + 1}, {1}, span);
   return ops.reshape(s, {}, span);
 }
 
-/// Random bits for `n` elements of `shape`: counters (0, i) hashed under the key.
-Bits randomBits(ArrayOps& ops, const AVal& key, const Shape& shape, Span span) {
-  AVal k0 = keyPart(ops, key, 0, span), k1 = keyPart(ops, key, 1, span);
+}  // namespace
+
+KeyWords keyWords(ArrayOps& ops, const AVal& key, Span span) {
+  if (key.type.dtype != DType::U32 || key.type.shape != Shape{2})
+    fail("E0240", span, "expected a random key (u32[2] from key(seed)), got " + surfaceTypeString(key),
+         "make one with `key(seed)` and derive more with `split(key)`");
+  return {keyPart(ops, key, 0, span), keyPart(ops, key, 1, span)};
+}
+
+Bits hashedIndices(ArrayOps& ops, const KeyWords& key, const Shape& shape, Span span) {
   int64_t n = numElements(shape);
   AVal counter = ops.reshape(ops.iota(DType::U32, {n}, 0, span), shape, span);
-  AVal zero = ops.full(shape, u32(0), span);
-  return threefry(ops, k0, k1, zero, counter, span);
+  return threefry(ops, key, ops.full(shape, u32(0), span), counter, span);
 }
+
+AVal randomBits(ArrayOps& ops, const AVal& key, int width, const Shape& shape, Span span) {
+  Bits b = hashedIndices(ops, keyWords(ops, key, span), shape, span);
+  if (width == 32) return ops.binary(Op::Xor, b.x0, b.x1, span, "random bits");
+  AVal hi = ops.convert(b.x0, DType::U64, span), lo = ops.convert(b.x1, DType::U64, span);
+  return ops.binary(Op::Or, ops.binary(Op::Shl, hi, strongScalar(DType::U64, 32), span, "random bits"), lo, span,
+                    "random bits");
+}
+
+AVal splitKeys(ArrayOps& ops, const AVal& key, int64_t num, Span span) {
+  Bits b = hashedIndices(ops, keyWords(ops, key, span), {num, 1}, span);
+  return ops.concat({b.x0, b.x1}, 1, span);
+}
+
+AVal splitPart(ArrayOps& ops, const AVal& keys, int64_t i, Span span) {
+  return ops.reshape(ops.slice(keys, {i, 0}, {i + 1, 2}, {1, 1}, span), {2}, span);
+}
+
+void checkParamShape(const char* fn, const char* param, const Shape& shape, const AVal& value, Span span) {
+  const Shape& p = value.type.shape;
+  bool fits = p.size() <= shape.size();
+  for (size_t d = 0; fits && d < p.size(); ++d) {
+    int64_t want = shape[shape.size() - p.size() + d];
+    fits = p[d] == want || p[d] == 1;
+  }
+  if (!fits)
+    fail("E0292", span,
+         std::string(fn) + ": `" + param + "` of shape " + shapeString(p) + " does not broadcast to the shape " +
+             shapeString(shape) + " of the draw",
+         "give a shape= that the parameters broadcast to, or leave shape=None to take theirs");
+}
+
+DType floatDTypeArg(const Args& a, size_t i) {
+  DType t = a.dtype(i).value_or(DType::F32);
+  if (!isFloat(t))
+    fail("E0241", a.callSpan(), std::string("random floats need a float dtype, got ") + dtypeName(t));
+  return t;
+}
+
+Shape shapeArg(const Args& a, size_t i) {
+  if (!a.has(i) || a.get(i).isNone()) return {};
+  return a.shape(i);
+}
+
+namespace {
+
+// Note [Fused multiply-add]
+// XLA contracts jax.random.uniform's `u * (maxval - minval) + minval` into one fma on the CPU
+// and the GPU, so JAX's draws are rounded once; scn's scalar ops never contract (Note [Scalar
+// semantics]), so the fma is written out here. f32: the product of two f32 is exact in f64,
+// and the f64 sum rounded to f32 is the fma's result (it could differ only where the f64 sum
+// is inexact and lands on an f32 midpoint; the sum of u * width, at most 47 bits, and minval is
+// exact in f64 unless their magnitudes are 2^6 apart or more). f64: Dekker's exact product and
+// Knuth's exact sum, then one rounding of their error terms, which is the fma's result except
+// in double-rounding cases; where the error terms overflow to NaN, the plain a * b + c.
+AVal fusedMulAdd(ArrayOps& ops, const AVal& a, const AVal& b, const AVal& c, Span span) {
+  auto add = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Add, x, y, span, "uniform"); };
+  auto sub = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Sub, x, y, span, "uniform"); };
+  auto mul = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Mul, x, y, span, "uniform"); };
+  DType t = a.type.dtype;
+  if (t == DType::F32) {
+    AVal wide = add(mul(ops.cast(a, DType::F64, span), ops.cast(b, DType::F64, span)), ops.cast(c, DType::F64, span));
+    return ops.cast(wide, DType::F32, span);
+  }
+  auto split = [&](const AVal& x) {
+    AVal big = mul(floatConst(DType::F64, 134217729.0), x);  // 2^27 + 1
+    AVal hi = sub(big, sub(big, x));
+    return std::pair<AVal, AVal>{hi, sub(x, hi)};
+  };
+  AVal p = mul(a, b);
+  auto [ah, al] = split(a);
+  auto [bh, bl] = split(b);
+  AVal productError = add(add(add(sub(mul(ah, bh), p), mul(ah, bl)), mul(al, bh)), mul(al, bl));
+  AVal s = add(p, c), back = sub(s, p);
+  AVal sumError = add(sub(p, sub(s, back)), sub(c, back));
+  AVal fused = add(s, add(sumError, productError));
+  return ops.select(ops.unary(Op::IsNan, fused, span), s, fused, span);
+}
+
+}  // namespace
+
+AVal uniformDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, AVal minval, AVal maxval, Span span,
+                 const char* fn) {
+  checkParamShape(fn, "minval", shape, minval, span);
+  checkParamShape(fn, "maxval", shape, maxval, span);
+  minval = ops.cast(minval, t, span);
+  maxval = ops.cast(maxval, t, span);
+  AVal unit;
+  if (t == DType::F64) {
+    AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 64, shape, span), strongScalar(DType::U64, 12), span, fn);
+    unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-52), span, fn);
+  } else {
+    AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 32, shape, span), u32(9), span, fn);
+    unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-23), span, fn);
+  }
+  AVal scaled = fusedMulAdd(ops, unit, ops.binary(Op::Sub, maxval, minval, span, fn), minval, span);
+  return ops.broadcastTo(ops.binary(Op::Max, minval, scaled, span, fn), shape, span, fn);
+}
+
+namespace {
 
 // key(seed): a u32[2] key; the seed's high and low words.
 Value key(Evaluator& ev, CallArgs& c) {
@@ -65,73 +182,55 @@ Value key(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().concat({ev.ops().reshape(hi, {1}, c.span), ev.ops().reshape(lo, {1}, c.span)}, 0, c.span));
 }
 
+// fold_in(key, data): the key hashed with the counter (0, u32(data)), as jax.random.fold_in.
+Value foldIn(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "fold_in", {"key", "data"});
+  AVal data = a.array(1);
+  if (!data.type.shape.empty() || !(isInteger(data.type.dtype) || data.type.dtype == DType::Bool))
+    fail("E0296", a.span(1), "fold_in needs an integer scalar to fold into the key, got " + surfaceTypeString(data),
+         "fold in one integer at a time; vmap over an array of them");
+  ArrayOps& ops = ev.ops();
+  AVal word = ops.reshape(ops.cast(data, DType::U32, a.span(1)), {1}, c.span);
+  Bits b = threefry(ops, keyWords(ops, a.array(0), a.span(0)), ops.full({1}, u32(0), c.span), word, c.span);
+  return arr(ops.concat({b.x0, b.x1}, 0, c.span));
+}
+
+// uniform(key, shape=None, dtype=f32, minval=0, maxval=1)
+Value uniform(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "uniform", {"key", "shape=", "dtype=", "minval=", "maxval="});
+  DType t = floatDTypeArg(a, 2);
+  AVal lo = a.has(3) ? a.array(3) : weakFloat(0), hi = a.has(4) ? a.array(4) : weakFloat(1);
+  return arr(uniformDraw(ev.ops(), a.array(0), shapeArg(a, 1), t, lo, hi, c.span, "uniform"));
+}
+
+// normal(key, shape=None, dtype=f32): sqrt(2) erfinv(u) for u uniform in (-1, 1), as JAX.
+Value normal(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "normal", {"key", "shape=", "dtype="});
+  DType t = floatDTypeArg(a, 2);
+  ArrayOps& ops = ev.ops();
+  double lo = t == DType::F64 ? std::nextafter(-1.0, 0.0) : static_cast<double>(std::nextafter(-1.0f, 0.0f));
+  AVal u = uniformDraw(ops, a.array(0), shapeArg(a, 1), t, floatConst(t, lo), floatConst(t, 1), c.span, "normal");
+  double sqrt2 = t == DType::F64 ? std::sqrt(2.0) : static_cast<double>(std::sqrt(2.0f));
+  return arr(ops.binary(Op::Mul, floatConst(t, sqrt2), ops.unary(Op::ErfInv, u, c.span), c.span, "normal"));
+}
+
 }  // namespace
 
 // split(key, num=2): u32[num, 2] new keys (Note [Two splits] in builtins_building.cpp).
 Value splitKey(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "split", {"key", "num="});
   int64_t num = a.integer(1, 2, StaticUse::Shape);
-  Bits b = randomBits(ev.ops(), a.array(0), {num, 1}, c.span);
-  return arr(ev.ops().concat({b.x0, b.x1}, 1, c.span));
+  return arr(splitKeys(ev.ops(), a.array(0), num, c.span));
 }
-
-namespace {
-
-/// Uniform floats in [0, 1): 24 (f32) or 53 (f64) random bits scaled exactly.
-AVal unitFloats(ArrayOps& ops, const Bits& b, DType t, Span span) {
-  if (t == DType::F64) {
-    AVal hi = ops.convert(b.x0, DType::U64, span), lo = ops.convert(b.x1, DType::U64, span);
-    AVal bits = ops.binary(Op::Or, ops.binary(Op::Shl, hi, strongScalar(DType::U64, 32), span, "uniform"), lo, span, "uniform");
-    bits = ops.binary(Op::Shr, bits, strongScalar(DType::U64, 11), span, "uniform");
-    return ops.binary(Op::Mul, ops.convert(bits, DType::F64, span), strongScalar(DType::F64, 0x1.0p-53), span, "uniform");
-  }
-  AVal bits = ops.binary(Op::Shr, b.x0, u32(8), span, "uniform");
-  return ops.binary(Op::Mul, ops.convert(bits, DType::F32, span), strongScalar(DType::F32, 0x1.0p-24), span, "uniform");
-}
-
-DType floatDType(const Args& a, size_t i, Span span) {
-  DType t = a.dtype(i).value_or(DType::F32);
-  if (!isFloat(t)) fail("E0241", span, std::string("random floats need a float dtype, got ") + dtypeName(t));
-  return t;
-}
-
-// uniform(key, shape, dtype=f32, minval=0, maxval=1)
-Value uniform(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "uniform", {"key", "shape", "dtype=", "minval=", "maxval="});
-  DType t = floatDType(a, 2, c.span);
-  Shape shape = a.shape(1);
-  AVal u = unitFloats(ev.ops(), randomBits(ev.ops(), a.array(0), shape, c.span), t, c.span);
-  if (a.has(3) || a.has(4)) {
-    AVal lo = a.has(3) ? a.array(3) : weakFloat(0), hi = a.has(4) ? a.array(4) : weakFloat(1);
-    AVal width = ev.ops().binary(Op::Sub, hi, lo, c.span, "uniform");
-    u = ev.ops().binary(Op::Add, ev.ops().binary(Op::Mul, u, width, c.span, "uniform"), lo, c.span, "uniform");
-  }
-  return arr(u);
-}
-
-// normal(key, shape, dtype=f32): Box-Muller on the two words of each counter's hash.
-Value normal(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "normal", {"key", "shape", "dtype="});
-  DType t = floatDType(a, 2, c.span);
-  Shape shape = a.shape(1);
-  ArrayOps& ops = ev.ops();
-  Bits b = randomBits(ops, a.array(0), shape, c.span);
-  AVal u1 = unitFloats(ops, {b.x0, b.x0}, t, c.span);
-  AVal u2 = unitFloats(ops, {b.x1, b.x1}, t, c.span);
-  // u1 in [0, 1) -> 1 - u1 in (0, 1], so the log is finite.
-  AVal r = ops.unary(Op::Sqrt, ops.binary(Op::Mul, weakFloat(-2.0), ops.unary(Op::Log, ops.binary(Op::Sub, weakFloat(1.0), u1, c.span, "normal"), c.span), c.span, "normal"), c.span);
-  AVal theta = ops.binary(Op::Mul, weakFloat(6.283185307179586), u2, c.span, "normal");
-  return arr(ops.binary(Op::Mul, r, ops.unary(Op::Cos, theta, c.span), c.span, "normal"));
-}
-
-}  // namespace
 
 BuiltinDefs randomBuiltins() {
   return {{},
           {
-              {"key(seed)", "a random key from an integer seed", key},
-              {"uniform(key, shape, dtype=f32, minval=0, maxval=1)", "uniform random numbers in [minval, maxval)", uniform},
-              {"normal(key, shape, dtype=f32)", "standard normal random numbers", normal},
+              {"key(seed)", "a random key from an integer seed (jax.random.PRNGKey's)", key},
+              {"fold_in(key, data)", "a new key from a key and an integer, as jax.random.fold_in", foldIn},
+              {"uniform(key, shape=None, dtype=f32, minval=0, maxval=1)",
+               "uniform random numbers in [minval, maxval), bit for bit jax.random.uniform's", uniform},
+              {"normal(key, shape=None, dtype=f32)", "standard normal random numbers, as jax.random.normal", normal},
           }};
 }
 
