@@ -90,6 +90,10 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
 BuiltinDefs sortBuiltins();       // builtins_sort.cpp
+BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
+BuiltinDefs contractBuiltins();   // builtins_contract.cpp
+/// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
+AVal singularValues(Evaluator& ev, const AVal& x, Span span);
 
 // ---- pytree arguments (the control-flow builtins) ----
 
