@@ -323,20 +323,17 @@ Value einsum(Evaluator& ev, CallArgs& c) {
 
 // ---- tensordot inner vdot kron ----
 
-std::vector<int64_t> axesList(Evaluator& ev, const Value& v, Span span, size_t rank) {
+/// tensordot's axes of one operand: an int, or a tuple or list of ints (static), normalised.
+std::vector<int64_t> axesList(const Value& v, Span span, size_t rank) {
   std::vector<int64_t> out;
-  auto one = [&](const Value& x) {
-    AVal a = toArray(x, span, "tensordot axes");
-    if (!a.isStatic() || !a.type.shape.empty() || isFloat(a.type.dtype))
-      fail("E0287", span, "tensordot's axes must be static integers, got " + describe(x),
-           "axes is an int N (the last N of a with the first N of b) or a pair (axes_a, axes_b)");
-    out.push_back(ArrayOps::normAxis(static_cast<int64_t>(a.value->getDouble(0)), rank, span, "tensordot"));
-  };
-  if (v.isTuple()) for (const Value& x : v.tuple) one(x);
-  else if (v.isArray() && !v.array.type.shape.empty()) {
-    for (int64_t i = 0; i < v.array.type.shape[0]; ++i)
-      out.push_back(ArrayOps::normAxis(static_cast<int64_t>(v.array.value->getDouble(i)), rank, span, "tensordot"));
-  } else one(v);
+  auto one = [&](int64_t ax) { out.push_back(ArrayOps::normAxis(ax, rank, span, "tensordot")); };
+  if (v.isTuple()) {
+    for (const Value& x : *v.elems) one(staticInt(toArray(x, span, "tensordot"), StaticUse::Axis, span, "`axes` of tensordot"));
+  } else if (v.isArray() && v.array->isStatic() && v.array->type.shape.size() == 1 && isInteger(v.array->type.dtype)) {
+    for (int64_t k = 0; k < v.array->concrete->size(); ++k) one(v.array->concrete->getInt(k));
+  } else {
+    one(staticInt(toArray(v, span, "tensordot"), StaticUse::Axis, span, "`axes` of tensordot"));
+  }
   return out;
 }
 
@@ -348,10 +345,22 @@ Value tensordot(Evaluator& ev, CallArgs& c) {
   promotePair(ops, x, y, c.span);
   size_t rx = x.type.shape.size(), ry = y.type.shape.size();
   std::vector<int64_t> ax, ay;
-  Value axes = given(a, 2) ? a.sequence(2) : Value::ofArray(weakInt(2));
-  if (axes.isTuple() && axes.tuple.size() == 2) {
-    ax = axesList(ev, axes.tuple[0], a.span(2), rx);
-    ay = axesList(ev, axes.tuple[1], a.span(2), ry);
+  Value axes = given(a, 2) ? a.get(2) : Value::ofArray(weakInt(2));
+  // A pair (axes_a, axes_b): a tuple of two, or a static 2 x k list of lists.
+  std::vector<Value> pair;
+  if (axes.isTuple() && axes.elems->size() == 2) pair = *axes.elems;
+  if (axes.isArray() && axes.array->isStatic() && axes.array->type.shape.size() == 2 && axes.array->type.shape[0] == 2) {
+    const Array& m = *axes.array->concrete;
+    int64_t k = m.shape[1];
+    for (int64_t r = 0; r < 2; ++r) {
+      std::vector<Value> row;
+      for (int64_t j = 0; j < k; ++j) row.push_back(Value::ofArray(weakInt(m.getInt(r * k + j))));
+      pair.push_back(Value::ofTuple(std::move(row)));
+    }
+  }
+  if (!pair.empty()) {
+    ax = axesList(pair[0], a.span(2), rx);
+    ay = axesList(pair[1], a.span(2), ry);
   } else {
     int64_t n = a.integer(2, 2);
     if (n < 0 || n > static_cast<int64_t>(std::min(rx, ry)))

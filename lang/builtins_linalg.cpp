@@ -1,6 +1,8 @@
 // Builtins of jax.numpy.linalg: cholesky triangular_solve solve inv det slogdet qr eigh svd, on
 // the Linalg ops (Note [Linear algebra ops] in jit/linalg.hpp); solve, inv, det and slogdet are
 // built on lu.
+#include <cmath>
+
 #include "lang/builtin_args.hpp"
 
 namespace scn {
@@ -180,6 +182,9 @@ Value slogdet(Evaluator& ev, CallArgs& c) {
   AVal sign = ops.reduce(Op::ReduceProd, ops.unary(Op::Sign, d, c.span), std::vector<int64_t>{-1}, c.span);
   sign = ops.binary(Op::Mul, sign, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*");
   AVal logdet = ops.reduce(Op::ReduceSum, ops.unary(Op::Log, ops.unary(Op::Abs, d, c.span), c.span), std::vector<int64_t>{-1}, c.span);
+  // A zero pivot: sign 0 (not -0.0 from an odd permutation), as JAX.
+  AVal singular = ops.binary(Op::Eq, logdet, strongScalar(m.type.dtype, -INFINITY), c.span, "==");
+  sign = ops.select(singular, strongScalar(m.type.dtype, 0), sign, c.span);
   return tuple({sign, logdet});
 }
 
@@ -230,16 +235,16 @@ AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
 BuiltinDefs linalgBuiltins() {
   return {{},
           {
-              {"cholesky(a)", "the lower Cholesky factor l (l @ l.T == a) of each matrix of a; NaNs where a is not positive definite", cholesky},
+              {"cholesky(a)", "the lower Cholesky factor l (l @ l.T == a) of each matrix of a, NaNs where a is not positive definite", cholesky},
               {"triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false)",
                "x with a @ x == b (a.T @ x == b for trans=1) for triangular a, as jax.scipy.linalg.solve_triangular", triangularSolveBuiltin},
-              {"solve(a, b)", "x with a @ x == b for square a; b is a vector (one axis) or a stack of matrices", solve},
+              {"solve(a, b)", "x with a @ x == b for square a, b a vector (one axis) or a stack of matrices", solve},
               {"inv(a)", "the inverse of each square matrix of a (infs or NaNs where singular)", inv},
               {"det(a)", "the determinant of each square matrix of a", det},
               {"slogdet(a)", "(sign, log of the absolute value) of the determinant of each square matrix of a", slogdet},
-              {"qr(a, mode=\"reduced\")", "(q, r) with q orthonormal and r upper triangular; mode \"complete\" or \"r\" (only r)", qr},
+              {"qr(a, mode=\"reduced\")", "(q, r) with q orthonormal and r upper triangular, mode \"complete\" or \"r\" (only r)", qr},
               {"eigh(a)", "(w, v): the eigenvalues ascending and the eigenvectors (columns) of each symmetric matrix of a", eigh},
-              {"svd(a, full_matrices=true, compute_uv=true)", "(u, s, vh) with a == u * s @ vh, s descending; only s when compute_uv is false", svd},
+              {"svd(a, full_matrices=true, compute_uv=true)", "(u, s, vh) with a == u * s @ vh, s descending, only s when compute_uv is false", svd},
           }};
 }
 

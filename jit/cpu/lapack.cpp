@@ -86,15 +86,14 @@ void fromColumnMajor(const T* c, int64_t rows, int64_t cols, T* a, int64_t ldc =
     for (int64_t j = 0; j < cols; ++j) a[i * cols + j] = c[j * ldc + i];
 }
 
-int ld(int64_t x) { return static_cast<int>(std::max<int64_t>(1, x)); }
-
 template <typename T>
 void fillNaN(T* p, int64_t n) { std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN()); }
 
 template <typename T>
 void cholesky(const LinalgCall& c, const T* a, T* l) {
   int n = static_cast<int>(c.n), info = 0;
-  std::vector<T> s(std::max(1, n * n));
+  if (n == 0) return;  // LAPACK rejects lda = 0 (and the reference xerbla stops the process)
+  std::vector<T> s(n * n);
   for (int i = 0; i < n; ++i)  // symmetrised, as JAX (column-major is the transpose: the same)
     for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + a[j * n + i]) / 2;
   Lapack<T>::potrf("L", &n, s.data(), &n, &info);
