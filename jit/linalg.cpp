@@ -143,8 +143,9 @@ void cholesky(const Mat& a0, int64_t n, Mat& l) {
   for (int64_t j = 0; j < n; ++j) {
     double d = a[j * n + j];
     for (int64_t k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
-    if (!(d > 0)) {
-      l.assign(n * n, kNaN);
+    if (!(d > 0)) {  // JAX: NaN in the lower triangle, the upper stays 0
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < n; ++k) l[i * n + k] = k <= i ? kNaN : 0.0;
       return;
     }
     l[j * n + j] = std::sqrt(d);

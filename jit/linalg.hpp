@@ -17,7 +17,8 @@ namespace scn {
 // batched over the leading axes, which all operands share (the tracer broadcasts them). The
 // semantics are jax.numpy.linalg's:
 //   cholesky(a) -> l           lower l with l l^T = (a + a^T) / 2 (JAX symmetrises the input);
-//                              a matrix that is not positive definite gives l all NaN, as JAX.
+//                              a matrix that is not positive definite gives NaN in l's lower
+//                              triangle (the upper stays 0), as JAX.
 //   triangular_solve(a, b) -> x  a x = b (a^T x = b when transpose) with a lower or upper
 //                              (attrs.lower) triangular [n, n], b [n, k]; only a's triangle is
 //                              read; unit_diagonal takes a's diagonal as ones. A zero on the

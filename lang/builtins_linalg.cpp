@@ -235,7 +235,7 @@ AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
 BuiltinDefs linalgBuiltins() {
   return {{},
           {
-              {"cholesky(a)", "the lower Cholesky factor l (l @ l.T == a) of each matrix of a, NaNs where a is not positive definite", cholesky},
+              {"cholesky(a)", "the lower Cholesky factor l (l @ l.T == a) of each matrix of a, NaNs in l where a is not positive definite", cholesky},
               {"triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false)",
                "x with a @ x == b (a.T @ x == b for trans=1) for triangular a, as jax.scipy.linalg.solve_triangular", triangularSolveBuiltin},
               {"solve(a, b)", "x with a @ x == b for square a, b a vector (one axis) or a stack of matrices", solve},

@@ -97,7 +97,7 @@ void cholesky(const LinalgCall& c, const T* a, T* l) {
   for (int i = 0; i < n; ++i)  // symmetrised, as JAX (column-major is the transpose: the same)
     for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + a[j * n + i]) / 2;
   Lapack<T>::potrf("L", &n, s.data(), &n, &info);
-  if (info != 0) return fillNaN(l, c.n * c.n);
+  if (info != 0) fillNaN(s.data(), c.n * c.n);  // JAX: NaN in the lower triangle
   fromColumnMajor(s.data(), n, n, l);
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) l[i * n + j] = 0;

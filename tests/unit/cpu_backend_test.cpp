@@ -381,7 +381,7 @@ std::vector<Case> casesFor(Op op) {
       for (DType t : dtypesOf(info.typeClass))
         for (int64_t batch : {0, 1, 3}) {
           Attrs a;
-          std::vector<Array> in = linalgExample(op, t, batch, &a);
+          std::vector<Array> in = test::linalgExample(op, t, batch, &a);
           Builder b(std::string(opName(op)) + "_" + dtypeName(t));
           std::vector<int> ps;
           for (const Array& x : in) ps.push_back(b.param(ty(x.dtype, x.shape)));
