@@ -20,6 +20,7 @@ import jax  # noqa: E402
 jax.config.update("jax_enable_x64", True)  # W3 is f64; W1 and W2 ask for f32 explicitly
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
+import jax.scipy.linalg  # noqa: E402,F401  (group K)
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -173,7 +174,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L", "X"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L", "X", "K"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -264,6 +265,30 @@ def main():
             ms, k, c, _ = measure(fn, (x,), runs, 0.3)
             emit("X", name, f"2^{n.bit_length() - 1}", ms, k, c)
         del x
+
+    if "K" in only:  # issue 17: einsum attention (8, 512, 64) f32; cholesky / solve of (16, 256, 256) f64
+        n, t = (64, 128) if quick else (256, 512)
+        ks = jax.random.split(jax.random.PRNGKey(21), 5)
+        q, k, v = (jax.random.normal(kk, (8, t, 64), dtype=jnp.float32) for kk in ks[:3])
+        m = jax.random.normal(ks[3], (16, n, n), dtype=jnp.float64)
+        a = m @ jnp.swapaxes(m, 1, 2) + n * jnp.eye(n, dtype=jnp.float64)
+        b = jax.random.normal(ks[4], (16, n, 16), dtype=jnp.float64)
+
+        def attention(q, k, v):
+            return jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(jnp.einsum("bqd,bkd->bqk", q, k) * 0.125), v)
+
+        def cho_solve(a, b):
+            l = jnp.linalg.cholesky(a)
+            y = jax.scipy.linalg.solve_triangular(l, b, lower=True)
+            return jax.scipy.linalg.solve_triangular(l, y, lower=True, trans=1)
+        mats = f"16x{n}x{n} f64"
+        for name, size, fn, args in (("einsum attention", f"8x{t}x64", attention, (q, k, v)),
+                                     ("cholesky", mats, jnp.linalg.cholesky, (a,)),
+                                     ("solve (16 rhs)", mats, jnp.linalg.solve, (a, b)),
+                                     ("cholesky + triangular solves", mats, cho_solve, (a, b))):
+            ms, kk, c, _ = measure(fn, args, runs, 0.3)
+            emit("K", name, size, ms, kk, c)
+        del q, k, v, a, b
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,M,G,L,S,X";
+  std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -63,6 +63,14 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
     die("bench definitions failed");
   // Sorting (issue 16): sort and argsort of one long f32 row; bench/jax_bench.py has the same.
   if (!s->run("<bench>", "fn sort_f32(x) = sort(x)\nfn argsort_f32(x) = argsort(x)"))
+    die("bench definitions failed");
+  // Contractions and linalg (issue 17): an attention block written with einsum, and a batched
+  // Cholesky factorisation and solves in f64; bench/jax_bench.py has the same (group K).
+  if (!s->run("<bench>", "fn bench_attention(q, k, v) = einsum(\"bqk,bkd->bqd\", softmax(einsum(\"bqd,bkd->bqk\", q, k) * 0.125), v)\n"
+                         "fn bench_cholesky(a) = cholesky(a)\n"
+                         "fn bench_solve(a, b) = solve(a, b)\n"
+                         "fn bench_cho_solve(a, b) = { let l = cholesky(a); "
+                         "triangular_solve(l, triangular_solve(l, b, lower=true), lower=true, trans=1) }"))
     die("bench definitions failed");
   return s;
 }
@@ -317,6 +325,27 @@ void sorts(Session& s, const Options& o) {
   global(s, "bench_x_x", "0");
 }
 
+/// einsum attention over (8, 512, 64) f32; cholesky, solve and cholesky + 2 triangular solves of
+/// (16, 256, 256) f64 (issue 17's rows).
+void linalgRows(Session& s, const Options& o) {
+  int64_t n = o.quick ? 64 : 256, t = o.quick ? 128 : 512;
+  std::string ts = std::to_string(t), ns = std::to_string(n);
+  Value q = global(s, "bench_k_q", "normal(key(21), (8, " + ts + ", 64))");
+  Value k = global(s, "bench_k_k", "normal(key(22), (8, " + ts + ", 64))");
+  Value v = global(s, "bench_k_v", "normal(key(23), (8, " + ts + ", 64))");
+  global(s, "bench_k_m", "normal(key(24), (16, " + ns + ", " + ns + "), dtype=f64)");
+  Value a = global(s, "bench_k_a", "bench_k_m @ swapaxes(bench_k_m, 1, 2) + " + ns + ".0 * eye(" + ns + ", dtype=f64)");
+  Value b = global(s, "bench_k_b", "normal(key(25), (16, " + ns + ", 16), dtype=f64)");
+  std::string mats = "16x" + ns + "x" + ns + " f64";
+  std::vector<Variant> vs;
+  vs.push_back(prepare(s, "bench_attention", {q, k, v}, rec("scn", "K", "einsum attention", "8x" + ts + "x64")));
+  vs.push_back(prepare(s, "bench_cholesky", {a}, rec("scn", "K", "cholesky", mats)));
+  vs.push_back(prepare(s, "bench_solve", {a, b}, rec("scn", "K", "solve (16 rhs)", mats)));
+  vs.push_back(prepare(s, "bench_cho_solve", {a, b}, rec("scn", "K", "cholesky + triangular solves", mats)));
+  runGroup(std::move(vs), o, 0.3);
+  for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_m", "bench_k_a", "bench_k_b"}) global(s, g, "0");
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -390,7 +419,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -404,5 +433,6 @@ int main(int argc, char** argv) {
   if (o.want("L")) loopOverhead(*s, o);
   if (o.want("S")) seeds(*s, o);
   if (o.want("X")) sorts(*s, o);
+  if (o.want("K")) linalgRows(*s, o);
   return 0;
 }

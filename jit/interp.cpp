@@ -128,6 +128,7 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::While: return evalWhile(e, in, interrupt);
     case OpCategory::Cond: return evalCond(e, in, interrupt);
     case OpCategory::Sort: return sortOp(in, e.attrs);
+    case OpCategory::Linalg: return linalgOp(e.op, in, e.attrs, out);
   }
   internalError(std::string("evalEqn: no kernel for ") + opName(e.op));
 }

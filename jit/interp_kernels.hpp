@@ -48,6 +48,10 @@ Array scatterOp(Op op, const std::vector<Array>& in, const Type& out);
 /// The operands reordered together along attrs.axes[0] by a stable sort of the first.
 std::vector<Array> sortOp(const std::vector<Array>& in, const Attrs& attrs);
 
+// ---- linear algebra (jit/linalg.cpp, Note [Linear algebra ops] in jit/linalg.hpp) ----
+/// A Linalg op by the reference implementation.
+std::vector<Array> linalgOp(Op op, const std::vector<Array>& in, const Attrs& attrs, const std::vector<Type>& out);
+
 // ---- index helpers shared by the kernels ----
 
 /// Row-major strides, in elements, of a shape.

@@ -114,6 +114,10 @@ struct Attrs {
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;
+  // Linalg (Note [Linear algebra ops] in jit/linalg.hpp): TriangularSolve reads a's lower (else
+  // upper) triangle, solves a^T x = b when transpose, takes a's diagonal as ones when
+  // unitDiagonal; Qr and Svd give the square (complete) factors when fullMatrices.
+  bool lower = true, transpose = false, unitDiagonal = false, fullMatrices = true;
 };
 
 /// One equation: outputs = op[attrs, subs](inputs).

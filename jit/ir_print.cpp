@@ -65,6 +65,12 @@ std::vector<std::string> attrItems(const Eqn& e) {
     case OpCategory::While:
       return {"num_cond_consts=" + std::to_string(a.numConsts),
               "num_body_consts=" + std::to_string(a.numBodyConsts)};
+    case OpCategory::Linalg:
+      if (e.op == Op::TriangularSolve)
+        return {std::string("lower=") + boolText(a.lower), std::string("transpose=") + boolText(a.transpose),
+                std::string("unit_diagonal=") + boolText(a.unitDiagonal)};
+      if (e.op == Op::Qr || e.op == Op::Svd) return {std::string("full_matrices=") + boolText(a.fullMatrices)};
+      return {};
   }
   return {};
 }
@@ -82,7 +88,7 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
-    case OpCategory::DotGeneral: case OpCategory::Sort:
+    case OpCategory::DotGeneral: case OpCategory::Sort: case OpCategory::Linalg:
       break;
   }
   return "sub" + std::to_string(i);

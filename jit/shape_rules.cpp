@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "jit/linalg.hpp"
 #include "jit/combiner.hpp"
 #include "jit/ir.hpp"
 
@@ -539,6 +540,12 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
       std::string e = checkAxes(info.name, attrs.axes, in[0].shape.size(), true, in[0]);
       if (!e.empty()) return error(e);
       return ok(in);
+    }
+    case OpCategory::Linalg: {
+      std::vector<Type> out;
+      std::string e = inferLinalg(op, in, attrs, &out);
+      if (!e.empty()) return error(e);
+      return ok(out);
     }
   }
   return error(name + " has no shape rule");

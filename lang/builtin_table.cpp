@@ -101,7 +101,8 @@ std::map<std::string, Builtin> makeTable() {
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
-                                autodiffBuiltins, randomDrawBuiltins, orderStatBuiltins}) {
+                                autodiffBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins,
+                                contractBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);

@@ -353,9 +353,20 @@ AVal matrixNorm(Reduction& r, const NormOrder& ord, int64_t rows, int64_t cols, 
   if (ord.none || ord.name == "fro") return r.unary(Op::Sqrt, sumOfSquares(r, x));
   bool byColumns = ord.name.empty() && (ord.p == 1 || ord.p == -1);
   bool byRows = ord.name.empty() && std::isinf(ord.p);
-  if (ord.name == "nuc" || (ord.name.empty() && (ord.p == 2 || ord.p == -2)))
-    fail("E0267", ordSpan, "norm with ord=" + ord.text() + " of a matrix needs its singular values, which scn cannot compute yet",
-         "use ord=\"fro\", 1, -1, inf or -inf; or a vector norm over one axis");
+  if (ord.name == "nuc" || (ord.name.empty() && (ord.p == 2 || ord.p == -2))) {
+    // The singular values of the matrices (rows, cols), moved to the end: their sum, largest or smallest.
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < static_cast<int64_t>(x.type.shape.size()); ++d)
+      if (d != rows && d != cols) perm.push_back(d);
+    perm.insert(perm.end(), {rows, cols});
+    AVal s = singularValues(r.ev, r.ops().transpose(x, perm, r.span), r.span);
+    Reduction last = r;
+    last.keepdims = false;
+    last.axes = {static_cast<int64_t>(s.type.shape.size()) - 1};
+    last.x = s;
+    Op op = ord.name == "nuc" ? Op::ReduceSum : ord.p > 0 ? Op::ReduceMax : Op::ReduceMin;
+    return r.shaped(last.reduce(op, s));
+  }
   if (!byColumns && !byRows)
     fail("E0266", ordSpan, "norm got ord=" + ord.text() + " for a matrix norm (two axes)",
          "a matrix norm takes ord=None, \"fro\", 1, -1, inf or -inf");

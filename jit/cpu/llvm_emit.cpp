@@ -435,6 +435,20 @@ class ModuleEmitter {
                        b_.getInt64(r.rows), b_.getInt64(r.n)});
         break;
       }
+      case StepKind::Linalg: {
+        const LinalgStep& l = s.linalg;
+        const LinalgCall& c = l.call;
+        auto* ft = llvm::FunctionType::get(void_, {ptr_, i32_, i32_, i64_, i64_, i64_, i64_, i32_, ptr_, ptr_, ptr_, ptr_, ptr_}, false);
+        auto ptrAt = [&](const std::vector<Loc>& ls, size_t i) -> Value* {
+          return i < ls.size() ? locPtr(ee, ls[i]) : llvm::ConstantPointerNull::get(llvm::PointerType::get(c_, 0));
+        };
+        b_.CreateCall(m_.getOrInsertFunction("scn_linalg", ft),
+                      {ctx_, b_.getInt32(static_cast<int32_t>(c.op)), b_.getInt32(static_cast<int32_t>(c.dtype)),
+                       b_.getInt64(c.batch), b_.getInt64(c.m), b_.getInt64(c.n), b_.getInt64(c.k),
+                       b_.getInt32(linalgFlags(c)), ptrAt(l.in, 0), ptrAt(l.in, 1), ptrAt(l.out, 0), ptrAt(l.out, 1),
+                       ptrAt(l.out, 2)});
+        break;
+      }
       case StepKind::Swap: {
         Value* pa = slotPtr(s.a);
         Value* pb = slotPtr(s.b);

@@ -180,6 +180,7 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache,
   add("scn_parallel_for", &scn_parallel_for);
   add("scn_gemm", &scn_gemm);
   add("scn_sort_rows", &scn_sort_rows);
+  add("scn_linalg", &scn_linalg);
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(syms))))
     failLLVM("define runtime symbols", std::move(e));
 }

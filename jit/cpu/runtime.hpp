@@ -66,6 +66,10 @@ void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t 
               int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
 /// The Sort step (kir::SortRows): stable permutations of rows of keys, on the context's pool
 /// (jit/cpu/sort.hpp); keyType and permType are DType values.
+/// The Linalg step (kir::LinalgStep, Note [Calling LAPACK] in jit/cpu/lapack.cpp): op and dtype
+/// are Op and DType values, flags linalgFlags(call); unused operands and results are null.
+void scn_linalg(scn::cpu::RuntimeCtx* ctx, int32_t op, int32_t dtype, int64_t batch, int64_t m, int64_t n,
+                int64_t k, int32_t flags, const void* in0, const void* in1, void* out0, void* out1, void* out2);
 void scn_sort_rows(scn::cpu::RuntimeCtx* ctx, int32_t keyType, const void* keys, int32_t permType, void* perm,
                    int64_t rows, int64_t n);
 }

@@ -266,6 +266,10 @@ void HostStepTarget::gemm(const kir::Gemm& g, const void* a, const void* b, void
   });
 }
 
+void HostStepTarget::linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) {
+  issue([c, in, out] { linalgReference(c, in.data(), out.data()); });
+}
+
 void HostStepTarget::copy(void* dst, const void* src, size_t bytes) {
   issue([dst, src, bytes] { std::memmove(dst, src, bytes); });
 }

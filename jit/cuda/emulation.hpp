@@ -60,6 +60,8 @@ class HostStepTarget : public StepTarget {
   void launch(int k, const KernelSig& sig, void** args) override;
   void gemm(const kir::Gemm& g, const void* a, const void* b, void* c) override;
   void copy(void* dst, const void* src, size_t bytes) override;
+  /// The reference implementation of jit/linalg.cpp on the host memory.
+  void linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) override;
   void read(void* host, const void* src, size_t bytes) override;
   bool beginCapture() override;
   int endCapture() override;

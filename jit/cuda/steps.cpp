@@ -211,7 +211,8 @@ class Runner {
           }
           break;
         }
-        case kir::StepKind::While: case kir::StepKind::Switch: case kir::StepKind::Sort: return false;
+        case kir::StepKind::While: case kir::StepKind::Switch: case kir::StepKind::Sort:
+        case kir::StepKind::Linalg: return false;  // a host routine: not in a graph
       }
     }
     return true;
@@ -469,6 +470,15 @@ class Runner {
         return;
       }
       case kir::StepKind::Swap: std::swap(slots_.at(s.a), slots_.at(s.b)); return;
+      case kir::StepKind::Linalg: {
+        SCN_ASSERT(!capturing_, "a linalg step inside a captured loop");
+        std::vector<const void*> in;
+        std::vector<void*> out;
+        for (const kir::Loc& l : s.linalg.in) in.push_back(at(l));
+        for (const kir::Loc& l : s.linalg.out) out.push_back(at(l));
+        t_.linalg(s.linalg.call, in, out);
+        return;
+      }
       case kir::StepKind::Sort:  // cudaLowerOptions() asks for bitonic kernels (Note [Bitonic sort])
         internalError("a sort step in a CUDA program");
     }

@@ -24,6 +24,9 @@ class StepTarget {
   virtual void launch(int k, const KernelSig& sig, void** args) = 0;
   /// One (batched) row-major GEMM with its operands already offset.
   virtual void gemm(const kir::Gemm& g, const void* a, const void* b, void* c) = 0;
+  /// One Linalg op (Note [Linear algebra ops] in jit/linalg.hpp) on device operands and results;
+  /// never inside a capture.
+  virtual void linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) = 0;
   /// Copies `bytes` from src to dst, both on the device.
   virtual void copy(void* dst, const void* src, size_t bytes) = 0;
   /// Copies `bytes` from the device to the host after all issued work has finished.

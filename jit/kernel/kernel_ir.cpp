@@ -336,6 +336,22 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
         printLoc(os, s.sort.keys);
         os << "\n";
         break;
+      case StepKind::Linalg: {
+        const LinalgCall& c = s.linalg.call;
+        os << opName(c.op) << "." << dtypeName(c.dtype) << " batch=" << c.batch << " m=" << c.m << " n=" << c.n
+           << " k=" << c.k << " flags=" << linalgFlags(c) << " (";
+        for (size_t i = 0; i < s.linalg.out.size(); ++i) {
+          if (i) os << ", ";
+          printLoc(os, s.linalg.out[i]);
+        }
+        os << ") <- (";
+        for (size_t i = 0; i < s.linalg.in.size(); ++i) {
+          if (i) os << ", ";
+          printLoc(os, s.linalg.in[i]);
+        }
+        os << ")\n";
+        break;
+      }
     }
   }
 }

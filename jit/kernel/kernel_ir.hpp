@@ -10,6 +10,7 @@
 
 #include "jit/array.hpp"
 #include "jit/ir.hpp"
+#include "jit/linalg.hpp"
 
 namespace scn::kir {
 
@@ -206,7 +207,14 @@ struct SortRows {
   Loc perm;  // i32, or i64 when n does not fit in i32
 };
 
-enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap, Sort };
+/// One Linalg op on its operands' and results' buffers (row-major, batch after batch), run by
+/// a library routine of the backend's runner (LAPACK on the CPU, jit/cpu/lapack.cpp).
+struct LinalgStep {
+  LinalgCall call;
+  std::vector<Loc> in, out;
+};
+
+enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap, Sort, Linalg };
 
 /// One step of the sequential program.
 struct Step {
@@ -214,6 +222,7 @@ struct Step {
   int kernel = 0;           // Launch
   kir::Gemm gemm;           // Gemm
   SortRows sort;            // Sort
+  LinalgStep linalg;        // Linalg
   int hostVar = 0;          // Loop: counter id, runs start..count-1
   int64_t count = 0;        // Loop
   int64_t start = 0;        // Loop: first counter value (1 after a peeled first iteration)

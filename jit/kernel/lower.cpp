@@ -373,6 +373,7 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::While: lowerWhile(i, e); break;
       case OpCategory::Cond: lowerCond(i, e); break;
       case OpCategory::Sort: lowerSort(e); break;
+      case OpCategory::Linalg: lowerLinalg(e); break;
     }
     // Free the temporaries whose last reader this was.
     bool point = !isFusibleEqn(e) || mat_[e.outputs[0]];

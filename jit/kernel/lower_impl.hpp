@@ -79,6 +79,9 @@ class FuncLowering {
   Loc sortStep(const Eqn& e, int64_t rows, DType permType, int64_t* stride);
   Loc bitonicSort(const Eqn& e, int64_t rows, DType permType, int64_t* stride);
 
+  // ---- lower_linalg.cpp (Note [Linear algebra ops] in jit/linalg.hpp) ----
+  void lowerLinalg(const Eqn& e);
+
   // ---- lower_control.cpp: control flow ----
   void lowerScan(size_t ei, const Eqn& e);
   void lowerWhile(size_t ei, const Eqn& e);

@@ -379,6 +379,20 @@ class Verifier {
         written_.insert(r.perm.buffer);
         return;
       }
+      case StepKind::Linalg: {
+        const LinalgStep& l = s.linalg;
+        if (l.call.dtype != DType::F32 && l.call.dtype != DType::F64)
+          invalid(where, std::string("a linalg step of ") + dtypeName(l.call.dtype));
+        if (static_cast<int>(l.in.size()) != l.call.numInputs() || static_cast<int>(l.out.size()) != l.call.numOutputs())
+          invalid(where, std::string("a linalg step of ") + opName(l.call.op) + " with the wrong number of operands");
+        for (const Loc& in : l.in) checkLoc(in, l.call.dtype, bound, "a linalg operand", where);
+        for (size_t i = 0; i < l.out.size(); ++i) {
+          bool indices = l.call.op == Op::Lu && i > 0;
+          checkLoc(l.out[i], indices ? DType::I32 : l.call.dtype, bound, "a linalg result", where);
+          written_.insert(l.out[i].buffer);
+        }
+        return;
+      }
     }
   }
 

@@ -112,7 +112,7 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
     case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
-    case OpCategory::Sort:
+    case OpCategory::Sort: case OpCategory::Linalg:
       internalError(std::string("leadingAxis rule applied to ") + opName(e.op));
   }
   return {BVal{c.emit1(e.op, {x}, std::move(a)), 0}};
@@ -258,6 +258,16 @@ std::vector<BVal> dotGeneral(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
   return {BVal{c.emit1(e.op, {lhs.var, rhs.var}, std::move(a)), outDim}};
 }
 
+// Linalg: the ops are batched over their leading axes already, so the vmap axis becomes one
+// more leading axis of every operand (an unbatched one broadcast) and of every result.
+std::vector<BVal> linalg(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  std::vector<int> vars;
+  for (const BVal& v : in) vars.push_back(c.materialize(v, 0));
+  std::vector<BVal> out;
+  for (int v : c.emit(e.op, vars, e.attrs)) out.push_back(BVal{v, 0});
+  return out;
+}
+
 }  // namespace
 
 std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
@@ -296,6 +306,8 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
       return batchWhile(c, e, in);
     case OpCategory::Cond:
       return batchCond(c, e, in);
+    case OpCategory::Linalg:
+      return linalg(c, e, in);
   }
   internalError(std::string("no batching rule for ") + opName(e.op));
 }

@@ -165,6 +165,43 @@ TEST(ApiCpp, SortArgsortAndTopKAgreeWithStableSort) {
   EXPECT_TRUE(h.diags.empty());
 }
 
+TEST(ApiCpp, CholeskySolveAndEinsumFromTheHost) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn chol_solve(a, b) = { let l = cholesky(a); (l, solve(a, b), det(a)) }\n"
+                         "fn scores(q, k) = einsum(\"bqd,bkd->bqk\", q, k)\n"));
+  // A batch of two SPD matrices (f64) and right-hand sides.
+  std::vector<double> a = {4, 2, 2, 3, 9, 0, 0, 1}, b = {2, 1, 9, 1};
+  auto r = h.ctx.call("chol_solve", {scn::ArrayView::of(a.data(), {2, 2, 2}), scn::ArrayView::of(b.data(), {2, 2, 1})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 3u);
+  std::vector<double> l = values<double>(r->at(0)), x = values<double>(r->at(1)), d = values<double>(r->at(2));
+  std::vector<double> wantL = {2, 0, 1, std::sqrt(2.0), 3, 0, 0, 1}, wantX = {0.5, 0, 1, 1}, wantD = {8, 9};
+  for (size_t i = 0; i < wantL.size(); ++i) EXPECT_NEAR(l[i], wantL[i], 1e-12) << i;
+  for (size_t i = 0; i < wantX.size(); ++i) EXPECT_NEAR(x[i], wantX[i], 1e-12) << i;
+  for (size_t i = 0; i < wantD.size(); ++i) EXPECT_NEAR(d[i], wantD[i], 1e-12) << i;
+  // A matrix that is not positive definite gives NaNs, not an error (JAX's behaviour).
+  std::vector<double> bad = {1, 2, 2, 1, 1, 0, 0, 1};
+  auto n = h.ctx.call("chol_solve", {scn::ArrayView::of(bad.data(), {2, 2, 2}), scn::ArrayView::of(b.data(), {2, 2, 1})});
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_TRUE(std::isnan(values<double>(n->at(0))[0]));
+  EXPECT_EQ(values<double>(n->at(0))[4], 1.0);  // the second matrix of the batch is fine
+  std::vector<float> q(2 * 3 * 4), k(2 * 5 * 4);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i % 7) - 3;
+  for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>(i % 5) - 2;
+  auto e = h.ctx.call("scores", {scn::ArrayView::of(q.data(), {2, 3, 4}), scn::ArrayView::of(k.data(), {2, 5, 4})});
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->at(0).shape(), (std::vector<int64_t>{2, 3, 5}));
+  std::vector<float> got = values<float>(e->at(0));
+  for (int bb = 0; bb < 2; ++bb)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j) {
+        float want = 0;
+        for (int t = 0; t < 4; ++t) want += q[(bb * 3 + i) * 4 + t] * k[(bb * 5 + j) * 4 + t];
+        EXPECT_FLOAT_EQ(got[(bb * 3 + i) * 5 + j], want);
+      }
+  EXPECT_TRUE(h.diags.empty());
+}
+
 TEST(ApiCpp, DeepTupleResultsComeBackFlatOrAsADiagnostic) {
   SCN_SKIP_WITHOUT_CPU_BACKEND();
   // Note [Deep values]: a result nested as deep as tuples may nest comes back as its one leaf;

@@ -151,6 +151,9 @@ Example exampleFor(Op op) {
       in = {sample(d, {2, 3}), sample(DType::I32, {2, 3}, 10)};
       a.axes = {1};
       break;
+    case OpCategory::Linalg:
+      in = test::linalgExample(op, d, 2, &a);
+      break;
   }
   return ex;
 }

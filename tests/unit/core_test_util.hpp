@@ -89,4 +89,26 @@ inline std::vector<FuncPtr> opSubs(Op op, DType t) {
   return {b.ret({b.emit1(Op::Select, {b.emit1(Op::Gt, {x, a}), x, a})})};
 }
 
+/// A use of Linalg op `op` on `batch` well-conditioned matrices of dtype t (symmetric positive
+/// definite with distinct eigenvalues: the Hilbert matrix plus a diagonal that grows with the
+/// batch index; Qr and Svd get tall [batch, 4, 3] matrices): its attrs and inputs. Every op's
+/// results are then unique (eigenvector and singular vector signs by Note [Linear algebra ops]),
+/// so any two implementations must agree; Svd uses the reduced factors (a full u is not unique).
+inline std::vector<Array> linalgExample(Op op, DType t, int64_t batch, Attrs* attrs) {
+  bool tall = op == Op::Qr || op == Op::Svd;
+  int64_t m = tall ? 4 : 3, n = 3;
+  Array a(t, {batch, m, n});
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        a.setDouble((b * m + i) * n + j, 1.0 / (1 + i + j) + (i == j ? 0.5 * (1 + b) + 0.1 * i : 0) + (tall ? 0.05 * i * j : 0));
+  *attrs = Attrs{};
+  attrs->fullMatrices = op != Op::Svd;
+  attrs->lower = true;
+  if (op != Op::TriangularSolve) return {a};
+  Array rhs(t, {batch, n, 2});
+  for (int64_t i = 0; i < rhs.size(); ++i) rhs.setDouble(i, 1 + 0.25 * i);
+  return {a, rhs};
+}
+
 }  // namespace scn::test

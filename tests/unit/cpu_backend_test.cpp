@@ -377,6 +377,17 @@ std::vector<Case> casesFor(Op op) {
                           {randomArray(t, s, seed++), randomArray(I32, s, seed++)}});
           }
       break;
+    case OpCategory::Linalg:  // LAPACK against the reference implementation, batches of 0, 1 and 3
+      for (DType t : dtypesOf(info.typeClass))
+        for (int64_t batch : {0, 1, 3}) {
+          Attrs a;
+          std::vector<Array> in = test::linalgExample(op, t, batch, &a);
+          Builder b(std::string(opName(op)) + "_" + dtypeName(t));
+          std::vector<int> ps;
+          for (const Array& x : in) ps.push_back(b.param(ty(x.dtype, x.shape)));
+          cs.push_back({b.f->name, b.ret(b.emit(op, ps, a)), in});
+        }
+      break;
   }
   return cs;
 }

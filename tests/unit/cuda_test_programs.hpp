@@ -242,6 +242,14 @@ inline void addOpPrograms(ProgramSet& ps) {
             ps.add(c.f->name, c.ret(c.emit(op, {x, v}, axesAttr({ax}))), {ps.rnd(t, {3, 5}), ps.rnd(DType::I32, {3, 5})});
           }
           break;
+        case OpCategory::Linalg: {  // a host step (Note [Linalg on the GPU]); the example of core_test_util
+          Attrs a;
+          std::vector<Array> in = test::linalgExample(op, t, 2, &a);
+          std::vector<int> ps2;
+          for (const Array& x : in) ps2.push_back(b.param(ty(x.dtype, x.shape)));
+          ps.add(name, b.ret(b.emit(op, ps2, a)), in);
+          break;
+        }
         case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
           break;  // control flow: addControlPrograms
       }

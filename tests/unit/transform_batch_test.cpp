@@ -488,6 +488,23 @@ std::vector<Case> casesFor(Op op) {
         cs.push_back(single(op, "axis " + std::to_string(axis), {T(dt, {3, 4}), T(DType::I32, {3, 4})}, axesAttr({axis}),
                             {Gen{-2, 2, true}, Gen{0, 9}}));
       break;
+    case OpCategory::Linalg: {  // one matrix and a stack of two; qr and svd also wide
+      std::vector<Shape> shapes = {{3, 3}, {2, 3, 3}};
+      if (op == Op::Qr || op == Op::Svd) shapes.push_back({2, 2, 4});
+      for (const Shape& s : shapes) {
+        Attrs a;
+        a.lower = s.size() == 2;
+        a.fullMatrices = op == Op::Qr;
+        std::vector<Type> in = {T(dt, s)};
+        if (op == Op::TriangularSolve) {
+          Shape b = s;
+          b.back() = 2;
+          in.push_back(T(dt, b));
+        }
+        cs.push_back(single(op, shapeString(s), in, a));
+      }
+      break;
+    }
   }
   return cs;
 }

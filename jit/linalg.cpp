@@ -1,0 +1,457 @@
+// The Linalg ops' shape rules and their reference implementation (Note [Linear algebra ops] in
+// jit/linalg.hpp): textbook algorithms in double precision, written for clarity, not speed.
+#include "jit/linalg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "base/diagnostics.hpp"
+#include "jit/interp_kernels.hpp"
+
+namespace scn {
+
+namespace {
+
+Shape leading(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+Shape with(Shape batch, std::initializer_list<int64_t> tail) {
+  batch.insert(batch.end(), tail);
+  return batch;
+}
+
+int64_t product(const Shape& s) {
+  int64_t p = 1;
+  for (int64_t d : s) p *= d;
+  return p;
+}
+
+}  // namespace
+
+int LinalgCall::numInputs() const { return op == Op::TriangularSolve ? 2 : 1; }
+
+int LinalgCall::numOutputs() const {
+  if (op == Op::Cholesky || op == Op::TriangularSolve) return 1;
+  return op == Op::Qr || op == Op::Eigh ? 2 : 3;  // Lu, Svd: 3
+}
+
+int64_t LinalgCall::inputElems(int i) const { return i == 0 ? m * n : n * k; }
+
+int64_t LinalgCall::outputElems(int i) const {
+  int64_t r = std::min(m, n);
+  if (op == Op::Cholesky) return n * n;
+  if (op == Op::TriangularSolve) return n * k;
+  if (op == Op::Lu) return i == 0 ? n * n : n;
+  if (op == Op::Qr) return i == 0 ? (fullMatrices ? m * m : m * r) : (fullMatrices ? m * n : r * n);
+  if (op == Op::Eigh) return i == 0 ? n : n * n;
+  SCN_ASSERT(op == Op::Svd, "not a linalg op");
+  if (i == 1) return r;
+  if (i == 0) return fullMatrices ? m * m : m * r;
+  return fullMatrices ? n * n : r * n;
+}
+
+std::string inferLinalg(Op op, const std::vector<Type>& in, const Attrs& attrs, std::vector<Type>* out) {
+  const std::string name = opName(op);
+  const Type& a = in[0];
+  if (a.shape.size() < 2) return name + " needs an operand of rank 2 or more but got " + typeString(a);
+  Shape batch = leading(a.shape);
+  int64_t m = a.shape[a.shape.size() - 2], n = a.shape.back(), r = std::min(m, n);
+  bool square = op != Op::Qr && op != Op::Svd;
+  if (square && m != n) return name + " needs square matrices but got " + typeString(a);
+  if (op == Op::Cholesky || op == Op::Eigh) {
+    *out = op == Op::Cholesky ? std::vector<Type>{a} : std::vector<Type>{Type{a.dtype, with(batch, {n})}, a};
+  } else if (op == Op::TriangularSolve) {
+    const Type& b = in[1];
+    if (b.dtype != a.dtype || b.shape.size() != a.shape.size() || leading(b.shape) != batch ||
+        b.shape[b.shape.size() - 2] != n)
+      return "triangular_solve needs b of a's dtype and leading axes with " + std::to_string(n) +
+             " rows but got " + typeString(a) + " and " + typeString(b);
+    *out = {b};
+  } else if (op == Op::Lu) {
+    *out = {a, Type{DType::I32, with(batch, {n})}, Type{DType::I32, with(batch, {n})}};
+  } else if (op == Op::Qr) {
+    if (attrs.fullMatrices) *out = {Type{a.dtype, with(batch, {m, m})}, a};
+    else *out = {Type{a.dtype, with(batch, {m, r})}, Type{a.dtype, with(batch, {r, n})}};
+  } else if (op == Op::Svd) {
+    Type s{a.dtype, with(batch, {r})};
+    if (attrs.fullMatrices) *out = {Type{a.dtype, with(batch, {m, m})}, s, Type{a.dtype, with(batch, {n, n})}};
+    else *out = {Type{a.dtype, with(batch, {m, r})}, s, Type{a.dtype, with(batch, {r, n})}};
+  } else {
+    return name + " is not a linalg op";
+  }
+  return "";
+}
+
+LinalgCall linalgCallOf(Op op, const std::vector<Type>& in, const Attrs& attrs) {
+  LinalgCall c;
+  const Shape& s = in.at(0).shape;
+  c.op = op;
+  c.dtype = in[0].dtype;
+  c.batch = product(leading(s));
+  c.m = s[s.size() - 2];
+  c.n = s.back();
+  if (op == Op::TriangularSolve) c.k = in.at(1).shape.back();
+  c.lower = attrs.lower;
+  c.transpose = attrs.transpose;
+  c.unitDiagonal = attrs.unitDiagonal;
+  c.fullMatrices = attrs.fullMatrices;
+  return c;
+}
+
+int32_t linalgFlags(const LinalgCall& c) {
+  return (c.lower ? 1 : 0) | (c.transpose ? 2 : 0) | (c.unitDiagonal ? 4 : 0) | (c.fullMatrices ? 8 : 0);
+}
+
+LinalgCall linalgCallFromFlags(Op op, DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, int32_t flags) {
+  LinalgCall c;
+  c.op = op;
+  c.dtype = dtype;
+  c.batch = batch;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.lower = flags & 1;
+  c.transpose = flags & 2;
+  c.unitDiagonal = flags & 4;
+  c.fullMatrices = flags & 8;
+  return c;
+}
+
+namespace {
+
+using Mat = std::vector<double>;  // row-major
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Mat symmetrised(const Mat& a, int64_t n) {
+  Mat s(n * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) s[i * n + j] = (a[i * n + j] + a[j * n + i]) / 2;
+  return s;
+}
+
+Mat identity(int64_t rows, int64_t cols) {
+  Mat q(rows * cols, 0.0);
+  for (int64_t i = 0; i < std::min(rows, cols); ++i) q[i * cols + i] = 1;
+  return q;
+}
+
+// Cholesky-Banachiewicz; any pivot that is not > 0 (NaN included) fails the whole matrix.
+void cholesky(const Mat& a0, int64_t n, Mat& l) {
+  Mat a = symmetrised(a0, n);
+  l.assign(n * n, 0.0);
+  for (int64_t j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (int64_t k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    if (!(d > 0)) {  // JAX: NaN in the lower triangle, the upper stays 0
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < n; ++k) l[i * n + k] = k <= i ? kNaN : 0.0;
+      return;
+    }
+    l[j * n + j] = std::sqrt(d);
+    for (int64_t i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (int64_t k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = s / l[j * n + j];
+    }
+  }
+}
+
+// Substitution on op(a) = a or a^T, which is lower triangular when lower != transpose.
+void triangularSolve(const Mat& a, const Mat& b, const LinalgCall& c, Mat& x) {
+  int64_t n = c.n, k = c.k;
+  auto A = [&](int64_t i, int64_t j) { return c.transpose ? a[j * n + i] : a[i * n + j]; };
+  bool forward = c.lower != c.transpose;
+  x = b;
+  for (int64_t col = 0; col < k; ++col)
+    for (int64_t s = 0; s < n; ++s) {
+      int64_t i = forward ? s : n - 1 - s;
+      double v = x[i * k + col];
+      for (int64_t t = 0; t < s; ++t) {
+        int64_t j = forward ? t : n - 1 - t;
+        v -= A(i, j) * x[j * k + col];
+      }
+      x[i * k + col] = c.unitDiagonal ? v : v / A(i, i);
+    }
+}
+
+// Doolittle with partial pivoting (the first largest magnitude wins, as LAPACK's idamax).
+void lu(const Mat& a, int64_t n, Mat& f, std::vector<int32_t>& piv, std::vector<int32_t>& perm) {
+  f = a;
+  piv.assign(n, 0);
+  perm.resize(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t p = j;
+    for (int64_t i = j + 1; i < n; ++i)
+      if (std::abs(f[i * n + j]) > std::abs(f[p * n + j])) p = i;
+    piv[j] = static_cast<int32_t>(p);
+    if (p != j) {
+      for (int64_t c = 0; c < n; ++c) std::swap(f[j * n + c], f[p * n + c]);
+      std::swap(perm[j], perm[p]);
+    }
+    double d = f[j * n + j];
+    if (d == 0) continue;
+    for (int64_t i = j + 1; i < n; ++i) {
+      f[i * n + j] /= d;
+      for (int64_t c = j + 1; c < n; ++c) f[i * n + c] -= f[i * n + j] * f[j * n + c];
+    }
+  }
+}
+
+// Householder QR with LAPACK's dlarfg convention: beta = -sign(alpha) * ||x||, no reflection
+// when the column below the diagonal is zero.
+void qr(const Mat& a, int64_t m, int64_t n, bool full, Mat& q, Mat& r) {
+  int64_t kk = std::min(m, n);
+  Mat R = a;
+  std::vector<Mat> vs(kk);
+  std::vector<double> taus(kk, 0.0);
+  for (int64_t j = 0; j < kk; ++j) {
+    double alpha = R[j * n + j], xnorm = 0;
+    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, R[i * n + j]);
+    Mat v(m - j, 0.0);
+    v[0] = 1;
+    if (xnorm != 0) {
+      double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+      taus[j] = (beta - alpha) / beta;
+      for (int64_t i = j + 1; i < m; ++i) v[i - j] = R[i * n + j] / (alpha - beta);
+      for (int64_t c = j; c < n; ++c) {  // R[j:, c] -= tau v (v . R[j:, c])
+        double dot = 0;
+        for (int64_t i = j; i < m; ++i) dot += v[i - j] * R[i * n + c];
+        for (int64_t i = j; i < m; ++i) R[i * n + c] -= taus[j] * v[i - j] * dot;
+      }
+      R[j * n + j] = beta;
+      for (int64_t i = j + 1; i < m; ++i) R[i * n + j] = 0;
+    }
+    vs[j] = std::move(v);
+  }
+  int64_t qc = full ? m : kk;
+  q = identity(m, qc);
+  for (int64_t j = kk; j-- > 0;)
+    for (int64_t c = 0; c < qc; ++c) {
+      double dot = 0;
+      for (int64_t i = j; i < m; ++i) dot += vs[j][i - j] * q[i * qc + c];
+      for (int64_t i = j; i < m; ++i) q[i * qc + c] -= taus[j] * vs[j][i - j] * dot;
+    }
+  int64_t rr = full ? m : kk;
+  r.assign(rr * n, 0.0);
+  for (int64_t i = 0; i < rr; ++i)
+    for (int64_t c = i; c < n; ++c) r[i * n + c] = i < m ? R[i * n + c] : 0;
+}
+
+// Cyclic Jacobi rotations until the off-diagonal part vanishes; then sorted ascending.
+void eigh(const Mat& a0, int64_t n, Mat& w, Mat& v) {
+  Mat a = symmetrised(a0, n);
+  v = identity(n, n);
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) (i == j ? total : off) += a[i * n + j] * a[i * n + j];
+    if (off <= 1e-30 * (total + off) || off == 0) break;
+    for (int64_t p = 0; p < n; ++p)
+      for (int64_t q = p + 1; q < n; ++q) {
+        double apq = a[p * n + q];
+        if (apq == 0) continue;
+        double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        double t = std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+        double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int64_t k = 0; k < n; ++k) {  // columns p, q
+          double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // rows p, q
+          double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          double vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return a[x * n + x] < a[y * n + y]; });
+  w.resize(n);
+  Mat sorted(n * n);
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = a[order[j] * n + order[j]];
+    for (int64_t i = 0; i < n; ++i) sorted[i * n + j] = v[i * n + order[j]];
+  }
+  v = std::move(sorted);
+  normaliseSigns(v.data(), n, n, n);
+}
+
+/// Fills the columns of the [rows, cols] q from `from` on (and any zero column) with an
+/// orthonormal completion: Gram-Schmidt (twice) of the unit vectors against what is there.
+void completeColumns(Mat& q, int64_t rows, int64_t cols, const std::vector<bool>& have) {
+  int64_t e = 0;
+  for (int64_t j = 0; j < cols; ++j) {
+    if (have[j]) continue;
+    for (; e < rows; ++e) {
+      Mat x(rows, 0.0);
+      x[e] = 1;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int64_t c = 0; c < cols; ++c) {
+          if (c == j || (!have[c] && c > j)) continue;
+          double dot = 0;
+          for (int64_t i = 0; i < rows; ++i) dot += q[i * cols + c] * x[i];
+          for (int64_t i = 0; i < rows; ++i) x[i] -= dot * q[i * cols + c];
+        }
+      double norm = 0;
+      for (double xi : x) norm = std::hypot(norm, xi);
+      if (norm < 1e-6) continue;
+      for (int64_t i = 0; i < rows; ++i) q[i * cols + j] = x[i] / norm;
+      ++e;
+      break;
+    }
+  }
+}
+
+// One-sided Jacobi (Hestenes) on the columns of a [m, n] with m >= n: a V = U S.
+void svdTall(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat& vt) {
+  Mat U = a, V = identity(n, n);
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    bool rotated = false;
+    for (int64_t p = 0; p < n; ++p)
+      for (int64_t q = p + 1; q < n; ++q) {
+        double alpha = 0, beta = 0, gamma = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          alpha += U[i * n + p] * U[i * n + p];
+          beta += U[i * n + q] * U[i * n + q];
+          gamma += U[i * n + p] * U[i * n + q];
+        }
+        if (std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta) || gamma == 0) continue;
+        rotated = true;
+        double zeta = (beta - alpha) / (2 * gamma);
+        double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
+        double c = 1 / std::sqrt(1 + t * t), sn = c * t;
+        for (Mat* X : {&U, &V}) {
+          int64_t rows = X == &U ? m : n;
+          for (int64_t i = 0; i < rows; ++i) {
+            double xp = (*X)[i * n + p], xq = (*X)[i * n + q];
+            (*X)[i * n + p] = c * xp - sn * xq;
+            (*X)[i * n + q] = sn * xp + c * xq;
+          }
+        }
+      }
+    if (!rotated) break;
+  }
+  std::vector<double> sv(n);
+  for (int64_t j = 0; j < n; ++j) {
+    double norm = 0;
+    for (int64_t i = 0; i < m; ++i) norm = std::hypot(norm, U[i * n + j]);
+    sv[j] = norm;
+  }
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return sv[x] > sv[y]; });
+  int64_t uc = full ? m : n;
+  u.assign(m * uc, 0.0);
+  s.resize(n);
+  vt.assign(n * n, 0.0);
+  std::vector<bool> have(uc, false);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t o = order[j];
+    s[j] = sv[o];
+    for (int64_t i = 0; i < n; ++i) vt[j * n + i] = V[i * n + o];
+    if (sv[o] == 0) continue;
+    have[j] = true;
+    for (int64_t i = 0; i < m; ++i) u[i * uc + j] = U[i * n + o] / sv[o];
+  }
+  completeColumns(u, m, uc, have);
+  normaliseSigns(u.data(), m, n, uc, vt.data(), n, true, n);
+}
+
+void svd(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat& vt) {
+  if (m >= n) return svdTall(a, m, n, full, u, s, vt);
+  // a^T = U' S V'^T, so a = V' S U'^T: u = V'^T^T, vt = U'^T.
+  Mat at(n * m), u2, vt2;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) at[j * m + i] = a[i * n + j];
+  svdTall(at, n, m, full, u2, s, vt2);
+  int64_t uc = full ? n : m;  // u2 is [n, uc], vt2 [m, m]
+  u.assign(m * m, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < m; ++j) u[i * m + j] = vt2[j * m + i];
+  vt.assign(uc * n, 0.0);
+  for (int64_t i = 0; i < uc; ++i)
+    for (int64_t j = 0; j < n; ++j) vt[i * n + j] = u2[j * uc + i];
+  normaliseSigns(u.data(), m, m, m, vt.data(), n, true, n);
+}
+
+template <typename T>
+Mat readMatrix(const void* p, int64_t at, int64_t elems) {
+  const T* x = static_cast<const T*>(p) + at;
+  return Mat(x, x + elems);
+}
+
+template <typename T>
+void write(void* p, int64_t at, const Mat& v) {
+  T* x = static_cast<T*>(p) + at;
+  for (size_t i = 0; i < v.size(); ++i) x[i] = static_cast<T>(v[i]);
+}
+
+void writeInts(void* p, int64_t at, const std::vector<int32_t>& v) {
+  std::copy(v.begin(), v.end(), static_cast<int32_t*>(p) + at);
+}
+
+template <typename T>
+void runReference(const LinalgCall& c, const void* const* in, void* const* out) {
+  for (int64_t b = 0; b < c.batch; ++b) {
+    auto at = [&](int64_t elems) { return b * elems; };
+    Mat a = readMatrix<T>(in[0], at(c.inputElems(0)), c.inputElems(0)), x, y, z;
+    if (c.op == Op::Cholesky) {
+      cholesky(a, c.n, x);
+    } else if (c.op == Op::TriangularSolve) {
+      triangularSolve(a, readMatrix<T>(in[1], at(c.inputElems(1)), c.inputElems(1)), c, x);
+    } else if (c.op == Op::Lu) {
+      std::vector<int32_t> piv, perm;
+      lu(a, c.n, x, piv, perm);
+      writeInts(out[1], at(c.n), piv);
+      writeInts(out[2], at(c.n), perm);
+    } else if (c.op == Op::Qr) {
+      qr(a, c.m, c.n, c.fullMatrices, x, y);
+    } else if (c.op == Op::Eigh) {
+      eigh(a, c.n, x, y);  // outputs (w, v)
+    } else {
+      SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
+      svd(a, c.m, c.n, c.fullMatrices, x, y, z);
+    }
+    write<T>(out[0], at(c.outputElems(0)), x);
+    if (c.op == Op::Qr || c.op == Op::Eigh || c.op == Op::Svd) write<T>(out[1], at(c.outputElems(1)), y);
+    if (c.op == Op::Svd) write<T>(out[2], at(c.outputElems(2)), z);
+  }
+}
+
+}  // namespace
+
+void linalgReference(const LinalgCall& c, const void* const* in, void* const* out) {
+  if (c.dtype == DType::F32) return runReference<float>(c, in, out);
+  SCN_ASSERT(c.dtype == DType::F64, "linalg on a dtype that is not a float");
+  runReference<double>(c, in, out);
+}
+
+namespace interp {
+
+std::vector<Array> linalgOp(Op op, const std::vector<Array>& in, const Attrs& attrs, const std::vector<Type>& out) {
+  std::vector<Type> types;
+  std::vector<const void*> ins;
+  for (const Array& a : in) {
+    types.push_back(Type{a.dtype, a.shape});
+    ins.push_back(a.raw());
+  }
+  std::vector<Array> results;
+  std::vector<void*> outs;
+  for (const Type& t : out) results.emplace_back(t.dtype, t.shape);
+  for (Array& r : results) outs.push_back(r.raw());
+  linalgReference(linalgCallOf(op, types, attrs), ins.data(), outs.data());
+  return results;
+}
+
+}  // namespace interp
+
+}  // namespace scn

@@ -1,0 +1,251 @@
+// Builtins of jax.numpy.linalg: cholesky triangular_solve solve inv det slogdet qr eigh svd, on
+// the Linalg ops (Note [Linear algebra ops] in jit/linalg.hpp); solve, inv, det and slogdet are
+// built on lu.
+#include <cmath>
+
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+namespace {
+
+bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
+
+/// x as a float stack of matrices: integers become f32 (i64/u64 f64) as in jnp, and x needs
+/// rank >= 2 (square when `square`), else E0282.
+AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true) {
+  x = defaultize(x, span);
+  x.weak = false;
+  if (!isFloat(x.type.dtype)) {
+    bool wide = x.type.dtype == DType::I64 || x.type.dtype == DType::U64;
+    x = ev.ops().convert(x, wide ? DType::F64 : DType::F32, span);
+  }
+  const Shape& s = x.type.shape;
+  if (s.size() < 2)
+    fail("E0282", span, std::string(fn) + " needs a matrix (an array of rank 2 or more), got shape " + shapeString(s),
+         "the last two axes are the matrix; leading axes are a batch");
+  if (square && s[s.size() - 2] != s.back())
+    fail("E0282", span, std::string(fn) + " needs square matrices, got shape " + shapeString(s),
+         "the last two axes must have one size");
+  return x;
+}
+
+std::vector<AVal> apply(Evaluator& ev, Op op, const std::vector<AVal>& in, const Attrs& at, Span span) {
+  return ev.ops().tracer().apply(op, in, at, span);
+}
+
+Value tuple(const std::vector<AVal>& xs) {
+  std::vector<Value> vs;
+  for (const AVal& x : xs) vs.push_back(arr(x));
+  return Value::ofTuple(std::move(vs));
+}
+
+/// a [..., n, n] and b [..., n, k] with their leading axes broadcast together and one dtype;
+/// b a vector when `vector` (then [..., n] with the same leading-axis rule). E0283 on a size
+/// mismatch.
+std::pair<AVal, AVal> solveOperands(Evaluator& ev, AVal a, AVal b, bool vector, Span span, const char* fn) {
+  ArrayOps& ops = ev.ops();
+  int64_t n = a.type.shape.back();
+  if (vector) b = ops.reshape(b, {b.type.shape[0], 1}, span);
+  const Shape &sa = a.type.shape, &sb = b.type.shape;
+  if (sb.size() < 2 || sb[sb.size() - 2] != n)
+    fail("E0283", span, std::string(fn) + " got a of shape " + shapeString(sa) + " and b of shape " +
+                            shapeString(vector ? Shape{sb[0]} : sb),
+         "b needs " + std::to_string(n) + " rows (b's shape is (..., " + std::to_string(n) + ") for a vector or (..., " +
+             std::to_string(n) + ", k))");
+  AVal pa = AVal::of(Array(DType::Bool, Shape(sa.begin(), sa.end() - 2)));
+  AVal pb = AVal::of(Array(DType::Bool, Shape(sb.begin(), sb.end() - 2)));
+  Shape batch = ops.broadcastShapes({pa, pb}, span, fn);
+  Shape ta = batch, tb = batch;
+  ta.insert(ta.end(), {n, n});
+  tb.insert(tb.end(), {n, sb.back()});
+  DType t = promoteTypes(a, b);
+  a = ops.convert(ops.broadcastTo(a, ta, span, fn), t, span);
+  b = ops.convert(ops.broadcastTo(b, tb, span, fn), t, span);
+  return {a, b};
+}
+
+AVal triangularSolve(Evaluator& ev, const AVal& a, const AVal& b, bool lower, bool transpose, bool unit, Span span) {
+  Attrs at;
+  at.lower = lower;
+  at.transpose = transpose;
+  at.unitDiagonal = unit;
+  return apply(ev, Op::TriangularSolve, {a, b}, at, span).at(0);
+}
+
+/// lu(a): (lu, pivots, perm) of Note [Linear algebra ops].
+std::vector<AVal> luOf(Evaluator& ev, const AVal& a, Span span) { return apply(ev, Op::Lu, {a}, {}, span); }
+
+/// The diagonal of the last two axes of x, as its last axis (x * eye summed over the rows).
+AVal diagonalOf(Evaluator& ev, const AVal& x, Span span) {
+  ArrayOps& ops = ev.ops();
+  int64_t n = x.type.shape.back();
+  AVal eye = ops.binary(Op::Eq, ops.iota(DType::I32, {n, n}, 0, span), ops.iota(DType::I32, {n, n}, 1, span), span, "diag");
+  AVal zero = strongScalar(x.type.dtype, 0);
+  AVal masked = ops.select(ops.broadcastTo(eye, x.type.shape, span), x, zero, span);
+  return ops.reduce(Op::ReduceSum, masked, std::vector<int64_t>{-2}, span);
+}
+
+/// (-1) ** (the number of row swaps of the pivots), in dtype t, over the leading axes.
+AVal pivotSign(Evaluator& ev, const AVal& pivots, DType t, Span span) {
+  ArrayOps& ops = ev.ops();
+  int64_t n = pivots.type.shape.back();
+  AVal swapped = ops.binary(Op::Ne, pivots, ops.broadcastTo(ops.iota(DType::I32, {n}, 0, span), pivots.type.shape, span), span, "!=");
+  AVal swaps = ops.reduce(Op::ReduceSum, ops.convert(swapped, DType::I32, span), std::vector<int64_t>{-1}, span);
+  AVal odd = ops.binary(Op::Eq, ops.binary(Op::Rem, swaps, weakInt(2), span, "%"), weakInt(1), span, "==");
+  return ops.select(odd, strongScalar(t, -1), strongScalar(t, 1), span);
+}
+
+/// x = a^-1 b by lu: P a = L U, so x = U^-1 L^-1 (P b); P b through a one-hot matrix of perm.
+AVal luSolve(Evaluator& ev, const AVal& a, const AVal& b, Span span) {
+  ArrayOps& ops = ev.ops();
+  std::vector<AVal> f = luOf(ev, a, span);
+  int64_t n = a.type.shape.back();
+  Shape ps = f[2].type.shape;
+  ps.push_back(1);
+  Shape full = a.type.shape;
+  AVal perm = ops.broadcastTo(ops.reshape(f[2], ps, span), full, span);
+  AVal cols = ops.broadcastTo(ops.iota(DType::I32, {n, n}, 1, span), full, span);
+  AVal p = ops.convert(ops.binary(Op::Eq, perm, cols, span, "=="), a.type.dtype, span);
+  AVal pb = ops.matmul(p, b, span);
+  AVal y = triangularSolve(ev, f[0], pb, true, false, true, span);
+  return triangularSolve(ev, f[0], y, false, false, false, span);
+}
+
+// cholesky(a): the lower Cholesky factor of each matrix; NaNs where not positive definite.
+Value cholesky(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "cholesky", {"a"});
+  return arr(apply(ev, Op::Cholesky, {matrixOperand(ev, a.array(0), a.span(0), "cholesky")}, {}, c.span).at(0));
+}
+
+// triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false): jax.scipy.linalg.solve_triangular.
+Value triangularSolveBuiltin(Evaluator& ev, CallArgs& c) {
+  const char* fn = "triangular_solve";
+  Args a(ev, c, fn, {"a", "b", "lower=", "trans=", "unit_diagonal="});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), fn);
+  AVal b = defaultize(a.array(1), a.span(1));
+  bool transpose = false;
+  if (given(a, 3)) {
+    const Value& t = a.get(3);
+    std::string s = t.kind == ValueKind::String ? t.str : std::to_string(a.integer(3, 0));
+    if (s == "1" || s == "T" || s == "2" || s == "C") transpose = true;
+    else if (s != "0" && s != "N")
+      fail("E0284", a.span(3), "triangular_solve got trans=" + (t.kind == ValueKind::String ? "\"" + s + "\"" : s),
+           "trans is 0 or \"N\" (a x = b), 1 or \"T\" (a^T x = b), or 2 or \"C\" (the same for real a)");
+  }
+  bool vector = b.type.shape.size() == 1;
+  auto [aa, bb] = solveOperands(ev, m, b, vector, c.span, fn);
+  AVal x = triangularSolve(ev, aa, bb, a.boolean(2, false), transpose, a.boolean(4, false), c.span);
+  return arr(vector ? ev.ops().reshape(x, {x.type.shape[x.type.shape.size() - 2]}, c.span) : x);
+}
+
+// solve(a, b): x with a x = b; b is a vector when it has one axis, else a stack of matrices.
+Value solve(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "solve", {"a", "b"});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "solve");
+  AVal b = defaultize(a.array(1), a.span(1));
+  if (b.type.shape.empty())
+    fail("E0283", a.span(1), "solve needs b of rank 1 or more, got a scalar", "b is a vector (n,) or matrices (..., n, k)");
+  bool vector = b.type.shape.size() == 1;
+  auto [aa, bb] = solveOperands(ev, m, b, vector, c.span, "solve");
+  AVal x = luSolve(ev, aa, bb, c.span);
+  return arr(vector ? ev.ops().reshape(x, {x.type.shape[x.type.shape.size() - 2]}, c.span) : x);
+}
+
+// inv(a): solve(a, I).
+Value inv(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "inv", {"a"});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "inv");
+  ArrayOps& ops = ev.ops();
+  int64_t n = m.type.shape.back();
+  AVal eye = ops.convert(ops.binary(Op::Eq, ops.iota(DType::I32, {n, n}, 0, c.span), ops.iota(DType::I32, {n, n}, 1, c.span), c.span, "=="),
+                         m.type.dtype, c.span);
+  return arr(luSolve(ev, m, ops.broadcastTo(eye, m.type.shape, c.span), c.span));
+}
+
+// det(a): the product of U's diagonal, negated for an odd number of row swaps.
+Value det(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "det", {"a"});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "det");
+  std::vector<AVal> f = luOf(ev, m, c.span);
+  AVal prod = ev.ops().reduce(Op::ReduceProd, diagonalOf(ev, f[0], c.span), std::vector<int64_t>{-1}, c.span);
+  return arr(ev.ops().binary(Op::Mul, prod, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*"));
+}
+
+// slogdet(a): (sign, log|det|); a singular matrix gives (0, -inf), as JAX.
+Value slogdet(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "slogdet", {"a"});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "slogdet");
+  ArrayOps& ops = ev.ops();
+  std::vector<AVal> f = luOf(ev, m, c.span);
+  AVal d = diagonalOf(ev, f[0], c.span);
+  AVal sign = ops.reduce(Op::ReduceProd, ops.unary(Op::Sign, d, c.span), std::vector<int64_t>{-1}, c.span);
+  sign = ops.binary(Op::Mul, sign, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*");
+  AVal logdet = ops.reduce(Op::ReduceSum, ops.unary(Op::Log, ops.unary(Op::Abs, d, c.span), c.span), std::vector<int64_t>{-1}, c.span);
+  // A zero pivot: sign 0 (not -0.0 from an odd permutation), as JAX.
+  AVal singular = ops.binary(Op::Eq, logdet, strongScalar(m.type.dtype, -INFINITY), c.span, "==");
+  sign = ops.select(singular, strongScalar(m.type.dtype, 0), sign, c.span);
+  return tuple({sign, logdet});
+}
+
+// qr(a, mode="reduced"): (q, r); mode "complete" gives the square q, "r" only r.
+Value qr(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "qr", {"a", "mode="});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "qr", false);
+  std::string mode = "reduced";
+  if (given(a, 1)) {
+    if (a.get(1).kind != ValueKind::String) fail("E0284", a.span(1), "qr's mode must be a string, got " + describe(a.get(1)),
+                                                   "mode is \"reduced\", \"complete\" or \"r\"");
+    mode = a.get(1).str;
+  }
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    fail("E0284", a.span(1), "qr got mode=\"" + mode + "\"", "mode is \"reduced\", \"complete\" or \"r\"");
+  Attrs at;
+  at.fullMatrices = mode == "complete";
+  std::vector<AVal> qr = apply(ev, Op::Qr, {m}, at, c.span);
+  if (mode == "r") return arr(qr[1]);
+  return tuple(qr);
+}
+
+// eigh(a): (eigenvalues ascending, eigenvectors as columns) of the symmetrised a.
+Value eigh(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "eigh", {"a"});
+  return tuple(apply(ev, Op::Eigh, {matrixOperand(ev, a.array(0), a.span(0), "eigh")}, {}, c.span));
+}
+
+// svd(a, full_matrices=true, compute_uv=true): (u, s, vh), or s.
+Value svd(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "svd", {"a", "full_matrices=", "compute_uv="});
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "svd", false);
+  Attrs at;
+  at.fullMatrices = a.boolean(1, true) && a.boolean(2, true);
+  std::vector<AVal> usv = apply(ev, Op::Svd, {m}, at, c.span);
+  if (!a.boolean(2, true)) return arr(usv[1]);
+  return tuple(usv);
+}
+
+}  // namespace
+
+AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
+  Attrs at;
+  at.fullMatrices = false;
+  return apply(ev, Op::Svd, {matrixOperand(ev, x, span, "norm", false)}, at, span).at(1);
+}
+
+BuiltinDefs linalgBuiltins() {
+  return {{},
+          {
+              {"cholesky(a)", "the lower Cholesky factor l (l @ l.T == a) of each matrix of a, NaNs in l where a is not positive definite", cholesky},
+              {"triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false)",
+               "x with a @ x == b (a.T @ x == b for trans=1) for triangular a, as jax.scipy.linalg.solve_triangular", triangularSolveBuiltin},
+              {"solve(a, b)", "x with a @ x == b for square a, b a vector (one axis) or a stack of matrices", solve},
+              {"inv(a)", "the inverse of each square matrix of a (infs or NaNs where singular)", inv},
+              {"det(a)", "the determinant of each square matrix of a", det},
+              {"slogdet(a)", "(sign, log of the absolute value) of the determinant of each square matrix of a", slogdet},
+              {"qr(a, mode=\"reduced\")", "(q, r) with q orthonormal and r upper triangular, mode \"complete\" or \"r\" (only r)", qr},
+              {"eigh(a)", "(w, v): the eigenvalues ascending and the eigenvectors (columns) of each symmetric matrix of a", eigh},
+              {"svd(a, full_matrices=true, compute_uv=true)", "(u, s, vh) with a == u * s @ vh, s descending, only s when compute_uv is false", svd},
+          }};
+}
+
+}  // namespace scn

@@ -1,0 +1,93 @@
+"""jax.numpy.linalg: cholesky solve inv det slogdet triangular_solve qr eigh svd norm (Note [Linear algebra ops]).
+
+Inputs are seeded and well conditioned (a random matrix times its transpose plus n on the
+diagonal) unless a case is about a singular or empty one. Eigenvectors and singular vectors are
+unique only up to sign, so those cases compare sign-free values: the reconstruction and the
+absolute values of the vectors.
+"""
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+
+from case import Case
+
+
+def spd(r, batch, n, dtype=np.float32):
+    """Symmetric positive definite matrices with a spread of eigenvalues."""
+    m = r.standard_normal(batch + (n, n))
+    return (m @ np.swapaxes(m, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def general(r, shape, dtype=np.float32):
+    """Random matrices, shifted towards the identity so they are far from singular."""
+    n = shape[-1]
+    return (r.standard_normal(shape) + 2 * np.eye(shape[-2], n)).astype(dtype)
+
+
+def lower(r, shape, dtype=np.float32):
+    return np.tril(general(r, shape, dtype))
+
+
+def singular(r, n, dtype=np.float32):
+    m = general(r, (n, n), dtype)
+    m[-1] = m[0] + m[1]  # dependent rows: det 0 up to rounding, exactly 0 after these ones
+    return np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], dtype=dtype) if n == 3 else m
+
+
+CASES = [
+    Case("cholesky_f32", "fn cholesky_f32(a) = cholesky(a)", jnp.linalg.cholesky, lambda r: [spd(r, (), 5)], rtol=1e-4, atol=1e-5),
+    Case("cholesky_batched_f64", "fn cholesky_batched_f64(a) = cholesky(a)", jnp.linalg.cholesky,
+         lambda r: [spd(r, (3, 2), 6, np.float64)], rtol=1e-10, atol=1e-12, x64=True),
+    # Not positive definite: JAX gives NaNs, so does scn.
+    Case("cholesky_not_pd", "fn cholesky_not_pd(a) = cholesky(a)", jnp.linalg.cholesky,
+         lambda r: [np.array([[1, 2], [2, 1]], np.float32)]),
+    Case("cholesky_empty", "fn cholesky_empty(a) = cholesky(a)", jnp.linalg.cholesky,
+         lambda r: [np.zeros((2, 0, 0), np.float32)]),
+    Case("solve_vector", "fn solve_vector(a, b) = solve(a, b)", jnp.linalg.solve,
+         lambda r: [general(r, (4, 4)), r.standard_normal(4).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("solve_matrix_f64", "fn solve_matrix_f64(a, b) = solve(a, b)", jnp.linalg.solve,
+         lambda r: [general(r, (2, 5, 5), np.float64), r.standard_normal((2, 5, 3))], rtol=1e-10, atol=1e-12, x64=True),
+    Case("solve_broadcast", "fn solve_broadcast(a, b) = solve(a, b)", jnp.linalg.solve,
+         lambda r: [general(r, (3, 3)), r.standard_normal((2, 3, 2)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("inv_f32", "fn inv_f32(a) = inv(a)", jnp.linalg.inv, lambda r: [general(r, (2, 4, 4))], rtol=1e-4, atol=1e-5),
+    Case("det_f32", "fn det_f32(a) = det(a)", jnp.linalg.det, lambda r: [general(r, (3, 4, 4))], rtol=1e-4),
+    Case("det_f64", "fn det_f64(a) = det(a)", jnp.linalg.det, lambda r: [general(r, (6, 6), np.float64)], rtol=1e-10, x64=True),
+    Case("det_singular", "fn det_singular(a) = det(a)", jnp.linalg.det, lambda r: [singular(r, 3)], atol=1e-6),
+    Case("det_empty", "fn det_empty(a) = det(a)", jnp.linalg.det, lambda r: [np.zeros((0, 0), np.float32)]),
+    Case("slogdet_f32", "fn slogdet_f32(a) = slogdet(a)", lambda a: tuple(jnp.linalg.slogdet(a)),
+         lambda r: [general(r, (3, 5, 5))], rtol=1e-4, atol=1e-5),
+    Case("slogdet_singular", "fn slogdet_singular(a) = slogdet(a)", lambda a: tuple(jnp.linalg.slogdet(a)),
+         lambda r: [singular(r, 3)]),
+    Case("triangular_lower", "fn triangular_lower(a, b) = triangular_solve(a, b, lower=true)",
+         lambda a, b: jsl.solve_triangular(a, b, lower=True),
+         lambda r: [lower(r, (4, 4)), r.standard_normal((4, 3)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("triangular_upper_trans", "fn triangular_upper_trans(a, b) = triangular_solve(a, b, trans=1)",
+         lambda a, b: jsl.solve_triangular(a, b, trans=1),
+         lambda r: [np.triu(general(r, (2, 4, 4))), r.standard_normal((2, 4, 2)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("triangular_unit_vector", "fn triangular_unit_vector(a, b) = triangular_solve(a, b, lower=true, unit_diagonal=true)",
+         lambda a, b: jsl.solve_triangular(a, b, lower=True, unit_diagonal=True),
+         lambda r: [lower(r, (5, 5)), r.standard_normal(5).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("qr_reduced", "fn qr_reduced(a) = qr(a)", lambda a: tuple(jnp.linalg.qr(a)),
+         lambda r: [general(r, (2, 5, 3))], rtol=1e-4, atol=1e-5),
+    Case("qr_complete_f64", "fn qr_complete_f64(a) = qr(a, mode=\"complete\")", lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+         lambda r: [general(r, (4, 3), np.float64)], rtol=1e-10, atol=1e-12, x64=True),
+    Case("qr_r_wide", "fn qr_r_wide(a) = qr(a, mode=\"r\")", lambda a: jnp.linalg.qr(a, mode="r"),
+         lambda r: [general(r, (3, 5))], rtol=1e-4, atol=1e-5),
+    Case("eigh_values_and_vectors", "fn eigh_values_and_vectors(a) = { let (w, v) = eigh(a); (w, abs(v), (v * w[None, :]) @ transpose(v)) }",
+         lambda a: (lambda w, v: (w, jnp.abs(v), (v * w[None, :]) @ v.T))(*jnp.linalg.eigh(a)),
+         lambda r: [spd(r, (), 5)], rtol=1e-4, atol=1e-4),
+    Case("eigh_batched_f64", "fn eigh_batched_f64(a) = eigh(a)[0]", lambda a: jnp.linalg.eigh(a)[0],
+         lambda r: [spd(r, (3,), 4, np.float64)], rtol=1e-10, atol=1e-12, x64=True),
+    Case("svd_values", "fn svd_values(a) = svd(a, compute_uv=false)", lambda a: jnp.linalg.svd(a, compute_uv=False),
+         lambda r: [general(r, (2, 6, 4))], rtol=1e-4, atol=1e-5),
+    Case("svd_reduced", "fn svd_reduced(a) = { let (u, s, vt) = svd(a, full_matrices=false); (s, abs(u), abs(vt), (u * s[None, :]) @ vt) }",
+         lambda a: (lambda u, s, vt: (s, jnp.abs(u), jnp.abs(vt), (u * s[None, :]) @ vt))(*jnp.linalg.svd(a, full_matrices=False)),
+         lambda r: [general(r, (3, 5))], rtol=1e-4, atol=1e-4),
+    Case("norm_2_and_nuc", "fn norm_2_and_nuc(a) = (norm(a, 2), norm(a, -2), norm(a, \"nuc\"))",
+         lambda a: (jnp.linalg.norm(a, 2), jnp.linalg.norm(a, -2), jnp.linalg.norm(a, "nuc")),
+         lambda r: [general(r, (4, 3))], rtol=1e-4),
+    Case("vmap_solve", "fn vmap_solve(a, b) = vmap(solve, in_axes=(0, 1))(a, b)",
+         lambda a, b: jax.vmap(jnp.linalg.solve, in_axes=(0, 1))(a, b),
+         lambda r: [general(r, (3, 4, 4)), r.standard_normal((4, 3)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+]
