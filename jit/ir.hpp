@@ -92,6 +92,7 @@ std::string typeString(const Type& t);
 
 struct Func;
 using FuncPtr = std::shared_ptr<Func>;
+class Collectives;  // jit/collectives.hpp
 
 /// Static attributes of an equation; each op reads the fields its comment in ops.def names.
 struct Attrs {
@@ -114,6 +115,10 @@ struct Attrs {
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;
+  // Collective: the named mapped axis; ProcessCollective: the processes it runs over
+  std::string axisName;
+  std::shared_ptr<Collectives> group;
+  bool resultGather = false;  // ProcessGather: it assembles a pmap's results (counted apart)
 };
 
 /// One equation: outputs = op[attrs, subs](inputs).

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/collectives.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -65,6 +66,13 @@ std::vector<std::string> attrItems(const Eqn& e) {
     case OpCategory::While:
       return {"num_cond_consts=" + std::to_string(a.numConsts),
               "num_body_consts=" + std::to_string(a.numBodyConsts)};
+    case OpCategory::Collective: {
+      std::vector<std::string> items{"axis_name=" + a.axisName};
+      if (e.op == Op::AllGather) items.push_back("size=" + std::to_string(a.length));
+      if (e.op == Op::PPermute) items.push_back("pairs=" + list(a.axes));
+      return items;
+    }
+    case OpCategory::ProcessCollective: return {"group=" + (a.group ? a.group->describe() : std::string("?"))};
   }
   return {};
 }
@@ -82,7 +90,8 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
-    case OpCategory::DotGeneral: case OpCategory::Sort:
+    case OpCategory::DotGeneral: case OpCategory::Sort: case OpCategory::Collective:
+    case OpCategory::ProcessCollective:
       break;
   }
   return "sub" + std::to_string(i);

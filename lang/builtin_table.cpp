@@ -100,7 +100,7 @@ std::map<std::string, Builtin> makeTable() {
   for (BuiltinDefs (*defs)() : {creationBuiltins, mathBuiltins, shapeBuiltins, checkBuiltins, controlBuiltins,
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
-                                nnBuiltins, gatherBuiltins, sortBuiltins}) {
+                                nnBuiltins, gatherBuiltins, sortBuiltins, distBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);
