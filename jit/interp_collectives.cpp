@@ -17,6 +17,8 @@ ProcessCombine combineOf(Op op) {
 
 }  // namespace
 
+namespace interp {
+
 Array processCollectiveOp(const Eqn& e, const Array& x, const Type& out) {
   Array r(out.dtype, out.shape);
   Collectives& group = *e.attrs.group;
@@ -26,4 +28,5 @@ Array processCollectiveOp(const Eqn& e, const Array& x, const Type& out) {
   return r;
 }
 
+}  // namespace interp
 }  // namespace scn

@@ -515,7 +515,7 @@ BuiltinDefs controlBuiltins() {
       },
       {
           {"fori_loop(lo, hi, f, init)", "f(i, carry) for i from lo below hi: the final carry (a scan or a while loop)", foriLoop},
-          {"vmap(f, in_axes=0, out_axes=0, axis_size=None, axis_name=None)", "f mapped over an axis of its arguments, as one batched function; collectives (psum, ...) name the axis by axis_name", vmap},
+          {"vmap(f, in_axes=0, out_axes=0, axis_size=None, axis_name=None)", "f mapped over an axis of its arguments, as one batched function (collectives such as psum name the axis by axis_name)", vmap},
       }};
 }
 

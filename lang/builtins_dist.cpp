@@ -137,8 +137,7 @@ Value allGather(Evaluator& ev, CallArgs& c) {
 
 // The (source, destination) pairs of ppermute: E0310 unless each is a pair of lanes in range
 // and no source or destination repeats.
-std::vector<int64_t> permutationPairs(Evaluator& ev, const Args& a, size_t i, int64_t size) {
-  Value perm = a.sequence(i);
+std::vector<int64_t> permutationPairs(const Args& a, size_t i, int64_t size) {
   std::vector<int64_t> pairs;
   std::set<int64_t> sources, destinations;
   auto bad = [&](const std::string& what) {
@@ -146,22 +145,27 @@ std::vector<int64_t> permutationPairs(Evaluator& ev, const Args& a, size_t i, in
          "give perm as (source, destination) pairs of lanes in [0, " + std::to_string(size) +
              "), each source and each destination at most once");
   };
+  auto add = [&](int64_t lane, bool source) {
+    if (lane < 0 || lane >= size) bad("names lane " + std::to_string(lane) + " of an axis of size " + std::to_string(size));
+    if (!(source ? sources : destinations).insert(lane).second)
+      bad("has lane " + std::to_string(lane) + " as a " + (source ? "source" : "destination") + " twice");
+    pairs.push_back(lane);
+  };
+  const Value& perm = a.get(i);
+  if (perm.isArray() && perm.array->isStatic() && perm.array->type.shape.size() == 2 &&
+      perm.array->type.shape[1] == 2 && isInteger(perm.array->type.dtype)) {  // [[0, 1], [1, 2]]
+    for (int64_t k = 0; k < perm.array->concrete->size(); ++k) add(perm.array->concrete->getInt(k), k % 2 == 0);
+    return pairs;
+  }
   if (!perm.isTuple()) bad("must be a tuple or list of (source, destination) pairs");
-  for (const Value& p : *perm.elems) {
-    Value pair = p.isArray() && p.array->isStatic() && p.array->type.shape == Shape{2}
-                     ? Value::ofTuple({arr(AVal::of(Array::scalarInt(DType::I64, p.array->concrete->getInt(0)))),
-                                       arr(AVal::of(Array::scalarInt(DType::I64, p.array->concrete->getInt(1))))})
-                     : p;
+  for (const Value& pair : *perm.elems) {
     if (!pair.isTuple() || pair.elems->size() != 2) bad("has an entry that is not a (source, destination) pair");
     for (size_t k = 0; k < 2; ++k) {
       const Value& lane = (*pair.elems)[k];
-      if (!lane.isArray() || !lane.array->isStatic() || !lane.array->type.shape.empty())
+      if (!lane.isArray() || !lane.array->isStatic() || !lane.array->type.shape.empty() ||
+          !isInteger(lane.array->type.dtype))
         bad("has a lane that is not a static int");
-      int64_t l = lane.array->concrete->getInt(0);
-      if (l < 0 || l >= size) bad("names lane " + std::to_string(l) + " of an axis of size " + std::to_string(size));
-      if (!(k == 0 ? sources : destinations).insert(l).second)
-        bad("has lane " + std::to_string(l) + " as a " + (k == 0 ? "source" : "destination") + " twice");
-      pairs.push_back(l);
+      add(lane.array->concrete->getInt(0), k == 0);
     }
   }
   return pairs;
@@ -171,7 +175,7 @@ Value ppermute(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "ppermute", {"x", "axis_name", "perm"});
   std::string name = requiredAxisName(a, 1, "ppermute");
   Attrs at = axisAttrs(name);
-  at.axes = permutationPairs(ev, a, 2, boundAxis(ev, name, "ppermute", c.span).size);
+  at.axes = permutationPairs(a, 2, boundAxis(ev, name, "ppermute", c.span).size);
   return collective(ev, a.get(0), Op::PPermute, at, c.span, "ppermute");
 }
 
@@ -213,13 +217,13 @@ Value pmap(Evaluator& ev, CallArgs& c) {
 BuiltinDefs distBuiltins() {
   return {{},
           {
-              {"pmap(f, axis_name=None, in_axes=0, out_axes=0)", "f mapped over an axis of its arguments split evenly over the processes of the run, as vmap maps it; the results gathered on every process", pmap},
+              {"pmap(f, axis_name=None, in_axes=0, out_axes=0)", "f mapped over an axis of its arguments split evenly over the processes of the run, as vmap maps it, the results gathered on every process", pmap},
               {"psum(x, axis_name)", "the sum of x over the lanes of the named mapped axis, in every lane", reduction<Op::PSum>},
               {"pmean(x, axis_name)", "the mean of x over the lanes of the named mapped axis, in every lane", pmean},
               {"pmax(x, axis_name)", "the largest x over the lanes of the named mapped axis, in every lane", reduction<Op::PMax>},
               {"pmin(x, axis_name)", "the smallest x over the lanes of the named mapped axis, in every lane", reduction<Op::PMin>},
               {"all_gather(x, axis_name)", "every lane's x of the named mapped axis, stacked along a new first axis", allGather},
-              {"ppermute(x, axis_name, perm)", "x sent from lane source to lane destination for each (source, destination) pair of perm; zeros where no pair sends", ppermute},
+              {"ppermute(x, axis_name, perm)", "x sent from lane source to lane destination for each (source, destination) pair of perm, zeros where no pair sends", ppermute},
               {"axis_index(axis_name)", "the index of this lane along the named mapped axis (i32)", axisIndex},
               {"process_index()", "the index of this process among the processes of the run (0 without mpirun)", processIndex},
               {"process_count()", "the number of processes of the run (1 without mpirun)", processCount},

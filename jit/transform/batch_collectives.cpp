@@ -36,7 +36,11 @@ namespace scn::batching {
 // ProcessCollective op (process_sum/max/min, process_gather) that the backends run through the
 // group (jit/collectives.hpp): psum costs one allreduce of x's bytes, all_gather one allgather,
 // axis_index none (the process's lane offset is a constant), and ppermute one allgather (a
-// point-to-point exchange would be cheaper; see docs/distributed.md). A program without
+// point-to-point exchange would be cheaper; see docs/distributed.md). A while_loop whose
+// predicate differs per lane runs until every lane is done; when its body makes process
+// collectives, "every lane" must mean every lane of every process, or the processes would run
+// different numbers of collectives: its predicate is then OR-ed over the processes too
+// (batch_control.cpp). A program without
 // collectives, like seed 001's frequency-partitioned scan(vmap(vmap(f))), makes no calls at all
 // until pmap gathers its results.
 

@@ -147,7 +147,15 @@ std::vector<BVal> batchWhile(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
     int pred = inlineFunc(*newCond, *cond.func, args).at(0);
     Attrs a;
     a.axes = {0};
-    newCond->results = {k.emit1(Op::ReduceOr, {pred}, std::move(a))};
+    int any = k.emit1(Op::ReduceOr, {pred}, std::move(a));
+    // Under pmap every process must run as many iterations as the others when the loop makes
+    // process collectives: the loop runs while a lane of any process runs (Note [Named axes]).
+    if (c.axis.group && (usesProcessCollectives(*body.func) || usesProcessCollectives(*cond.func))) {
+      Attrs g;
+      g.group = c.axis.group;
+      any = k.emit1(Op::ProcessMax, {any}, std::move(g));
+    }
+    newCond->results = {any};
   }
   auto newBody = std::make_shared<Func>();
   newBody->name = bodyF.name;

@@ -753,19 +753,20 @@ Attrs named(const char* name) {
 }
 
 TEST(NamedAxes, VmapConsumesItsCollectivesAndLeavesOthers) {
-  Builder b("f");
-  int x = b.param(ty(DType::I32, {2}));
-  int inner = b.emit1(Op::PSum, {x}, named("i"));
-  int outer = b.emit1(Op::PSum, {x}, named("j"));
-  FuncPtr f = b.ret({b.emit1(Op::Add, {inner, outer}), b.emit1(Op::AxisIndex, {}, named("i"))});
+  Builder b;
+  int x = b.param(Type{DType::I32, {2}});
+  int inner = b.eqn1(Op::PSum, {x}, named("i"));
+  int outer = b.eqn1(Op::PSum, {x}, named("j"));
+  FuncPtr f = b.ret({b.eqn1(Op::Add, {inner, outer}), b.eqn1(Op::AxisIndex, {}, named("i"))});
   FuncPtr g = batchFunc(*f, {0}, 3, {0, 0}, Span{}, NamedAxis{"i", nullptr});
   EXPECT_EQ(verify(*g), "");
   // psum over `j` stays for an outer map; nothing of `i` is left.
   int left = 0;
   for (const Eqn& e : g->eqns) left += opInfo(e.op).category == OpCategory::Collective;
   EXPECT_EQ(left, 1);
-  for (const Eqn& e : g->eqns)
+  for (const Eqn& e : g->eqns) {
     if (opInfo(e.op).category == OpCategory::Collective) EXPECT_EQ(e.attrs.axisName, "j");
+  }
   FuncPtr h = batchFunc(*g, {0}, 2, {0, 0}, Span{}, NamedAxis{"j", nullptr});
   EXPECT_FALSE(hasCategory(*h, OpCategory::Collective));
   Array xs(DType::I32, {2, 3, 2});
@@ -779,9 +780,9 @@ TEST(NamedAxes, VmapConsumesItsCollectivesAndLeavesOthers) {
 
 TEST(NamedAxes, PmapCombinesTheLocalLanesThenTheProcesses) {
   auto group = std::make_shared<MirroredProcesses>(1, 2);
-  Builder b("f");
-  int x = b.param(ty(DType::F32, {}));
-  FuncPtr f = b.ret({b.emit1(Op::PSum, {x}, named("i")), b.emit1(Op::AxisIndex, {}, named("i"))});
+  Builder b;
+  int x = b.param(Type{DType::F32, {}});
+  FuncPtr f = b.ret({b.eqn1(Op::PSum, {x}, named("i")), b.eqn1(Op::AxisIndex, {}, named("i"))});
   FuncPtr g = batchFunc(*f, {0}, 3, {0, 0}, Span{}, NamedAxis{"i", group});
   EXPECT_TRUE(hasCategory(*g, OpCategory::ProcessCollective));
   EXPECT_FALSE(hasCategory(*g, OpCategory::Collective));
