@@ -16,18 +16,22 @@ mpirun --oversubscribe -np 2 "$SCN" --stats "$ROOT/bench/dist/psum.scn" 2> "$tmp
 python3 - "$tmp/raw.txt" "$tmp/scn.txt" <<'PY'
 import re, statistics, sys
 raw = [l.split() for l in open(sys.argv[1])]
-runs = [float(m.group(1)) for l in open(sys.argv[2]) if l.startswith("step") or " step" in l[:20]
+runs = [float(m.group(1)) for l in open(sys.argv[2]) if l.startswith("stats: step ")
         for m in [re.search(r"run=([0-9.]+)ms", l)] if m]
+runs = runs[:len(runs) // 2]  # process 0's lines come first (stderr of both processes)
 print("| bytes | raw MPI_Allreduce us | scn psum us | ratio |")
 print("|---|---|---|---|")
 for k, (_, b, us) in enumerate(raw):
-    cell = runs[k * 11:(k + 1) * 11]
+    cell = runs[k * 11 + 1:(k + 1) * 11]  # the first call of each size is traced
     if not cell: break
     s = statistics.median(cell) * 1000
     print(f"| {b} | {float(us):.1f} | {s:.1f} | {s / float(us):.2f} |")
 PY
 for np in 1 2; do
-  start=$(date +%s.%N)
-  mpirun --oversubscribe -np $np "$SCN" "$ROOT/bench/dist/w2.scn"
-  echo "W2 10^8 on $np process(es): $(echo "$(date +%s.%N) - $start" | bc) s (3 runs, with start-up)"
+  python3 - "$SCN" "$ROOT/bench/dist/w2.scn" $np <<'PY'
+import subprocess, sys, time
+t0 = time.time()
+subprocess.run(["mpirun", "--oversubscribe", "-np", sys.argv[3], sys.argv[1], sys.argv[2]], check=True)
+print(f"W2 10^8 over {sys.argv[3]} process(es): {time.time() - t0:.2f} s wall for 3 pmapped scans (start-up and the result gathers included)")
+PY
 done
