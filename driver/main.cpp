@@ -20,6 +20,9 @@
 #include "lang/syntax/parser.hpp"
 #include "jit/ir.hpp"
 #include "jit/transform/passes.hpp"
+#ifdef SCN_HAVE_MPI
+#include "dist/dist.hpp"
+#endif
 
 namespace {
 
@@ -156,6 +159,9 @@ int main(int argc, char** argv) {
     show(*d, isatty(2));
     status = 1;
   }
+#ifdef SCN_HAVE_MPI
+  scn::dist::finishWorld();
+#endif
   if (scn::stdoutReaderGone() && !gShowedAnError) return 0;  // `scn prog.scn | head -1`
   return status;
 }
@@ -293,6 +299,23 @@ int runCommand(int argc, char** argv) {
     return 0;
   }
 
+  // Note [Distributed runs]: under mpirun every process runs the script; rank 0 prints.
+  bool collectiveFailed = false;
+#ifdef SCN_HAVE_MPI
+  scn::dist::World world = scn::dist::startWorld(&argc, &argv);
+  if (!world.error.empty()) {
+    opts.onDiagnostic(scn::Diagnostic{scn::Severity::Error, "E0443", "cannot start the distributed run: " + world.error,
+                                      {}, {}, "check the mpirun command line, or run without mpirun (one process)"});
+    return 1;
+  }
+  opts.processes = world.group;
+  if (world.group && world.group->processIndex() != 0 && !std::getenv("SCN_PRINT_ALL_RANKS"))
+    opts.out = [](const std::string&) {};
+  opts.onDiagnostic = [color, &collectiveFailed](const scn::Diagnostic& d) {
+    show(d, color);
+    collectiveFailed = collectiveFailed || d.code == "E0440" || d.code == "E0441";
+  };
+#endif
   scn::Session session(opts);
   if (session.diagnostics().errorCount() > 0) return 1;  // e.g. --backend=cuda without a GPU
   bool ok;
@@ -313,6 +336,14 @@ int runCommand(int argc, char** argv) {
     std::string lines;
     for (const scn::CallRecord& r : session.records()) lines += scn::formatCallStats(r);
     std::fputs((lines + scn::formatStatsSummary(session.records())).c_str(), stderr);
+  }
+  if (opts.processes && (stats || std::getenv("SCN_DIST_STATS")))
+    std::fputs(scn::formatCollectiveStats(*opts.processes).c_str(), stderr);
+  if (collectiveFailed) {  // the other processes may wait in that collective for ever
+    scn::flushStdout();
+#ifdef SCN_HAVE_MPI
+    scn::dist::abortWorld(1);
+#endif
   }
   return ok ? 0 : 1;
 }

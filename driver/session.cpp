@@ -35,6 +35,7 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.readFile = [this](const std::string& path) { return readSourceFile(path, interrupted()); };
   host.stdlib = stdlibFiles();
   host.interrupted = interrupted();
+  host.processes = opts_.processes;
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
   setBackend(opts_.backend);

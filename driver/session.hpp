@@ -42,6 +42,9 @@ struct SessionOptions {
   double slowCompileMs = 1000;
   /// --print-after=<pass>|all: the IR after that pass of the optimisation pipeline.
   std::string printAfter;
+  /// The processes of the run, which pmap splits its axis over (dist/, an embedding host's
+  /// communicator); null: this process alone.
+  std::shared_ptr<Collectives> processes;
 };
 
 class Session {

@@ -117,4 +117,12 @@ std::string formatStatsSummary(const std::vector<CallRecord>& records) {
   return out;
 }
 
+std::string formatCollectiveStats(const Collectives& group) {
+  const CollectiveCounters& c = group.counters;
+  auto count = [](int64_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  return "process " + std::to_string(group.processIndex()) + " of " + std::to_string(group.processCount()) + ": " +
+         count(c.calls, "collective call") + ", " + count(c.resultGathers, "result gather") + ", " +
+         std::to_string(c.bytes) + " bytes sent\n";
+}
+
 }  // namespace scn

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/collectives.hpp"
 #include "lang/eval.hpp"
 
 namespace scn {
@@ -16,5 +17,8 @@ std::string formatCallStats(const CallRecord& r);
 /// One line per function over `records` (in the order each was first called): calls, compiles,
 /// cache hits, compile and run milliseconds, peak bytes, and the signatures it was compiled for.
 std::string formatStatsSummary(const std::vector<CallRecord>& records);
+/// "process 1 of 2: 3 collective calls, 1 result gather, 4096 bytes sent\n" (--stats and
+/// SCN_DIST_STATS=1 under mpirun).
+std::string formatCollectiveStats(const Collectives& group);
 
 }  // namespace scn

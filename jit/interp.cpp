@@ -129,6 +129,10 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::Cond: return evalCond(e, in, interrupt);
     case OpCategory::Sort: return sortOp(in, e.attrs);
     case OpCategory::Linalg: return linalgOp(e.op, in, e.attrs, out);
+    case OpCategory::ProcessCollective: return {processCollectiveOp(e, in[0], out[0])};
+    case OpCategory::Collective:
+      internalError(std::string("evalEqn: the collective ") + opName(e.op) + " over axis `" + e.attrs.axisName +
+                    "` was not consumed by its axis's batching rule");
   }
   internalError(std::string("evalEqn: no kernel for ") + opName(e.op));
 }

@@ -47,6 +47,9 @@ Array scatterOp(Op op, const std::vector<Array>& in, const Type& out);
 // ---- sorting (interp_sort.cpp, Note [Sorting]) ----
 /// The operands reordered together along attrs.axes[0] by a stable sort of the first.
 std::vector<Array> sortOp(const std::vector<Array>& in, const Attrs& attrs);
+/// A process collective through e.attrs.group (interp_collectives.cpp); its failure is a
+/// diagnostic at e.span.
+Array processCollectiveOp(const Eqn& e, const Array& x, const Type& out);
 
 // ---- linear algebra (jit/linalg.cpp, Note [Linear algebra ops] in jit/linalg.hpp) ----
 /// A Linalg op by the reference implementation.

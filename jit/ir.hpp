@@ -92,6 +92,7 @@ std::string typeString(const Type& t);
 
 struct Func;
 using FuncPtr = std::shared_ptr<Func>;
+class Collectives;  // jit/collectives.hpp
 
 /// Static attributes of an equation; each op reads the fields its comment in ops.def names.
 struct Attrs {
@@ -118,6 +119,10 @@ struct Attrs {
   // upper) triangle, solves a^T x = b when transpose, takes a's diagonal as ones when
   // unitDiagonal; Qr and Svd give the square (complete) factors when fullMatrices.
   bool lower = true, transpose = false, unitDiagonal = false, fullMatrices = true;
+  // Collective: the named mapped axis; ProcessCollective: the processes it runs over
+  std::string axisName;
+  std::shared_ptr<Collectives> group;
+  bool resultGather = false;  // ProcessGather: it assembles a pmap's results (counted apart)
 };
 
 /// One equation: outputs = op[attrs, subs](inputs).

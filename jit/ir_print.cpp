@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/collectives.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -71,6 +72,13 @@ std::vector<std::string> attrItems(const Eqn& e) {
                 std::string("unit_diagonal=") + boolText(a.unitDiagonal)};
       if (e.op == Op::Qr || e.op == Op::Svd) return {std::string("full_matrices=") + boolText(a.fullMatrices)};
       return {};
+    case OpCategory::Collective: {
+      std::vector<std::string> items{"axis_name=" + a.axisName};
+      if (e.op == Op::AllGather) items.push_back("size=" + std::to_string(a.length));
+      if (e.op == Op::PPermute) items.push_back("pairs=" + list(a.axes));
+      return items;
+    }
+    case OpCategory::ProcessCollective: return {"group=" + (a.group ? a.group->describe() : std::string("?"))};
   }
   return {};
 }
@@ -88,7 +96,8 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Reshape: case OpCategory::Transpose: case OpCategory::Concat:
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
-    case OpCategory::DotGeneral: case OpCategory::Sort: case OpCategory::Linalg:
+    case OpCategory::DotGeneral: case OpCategory::Sort: case OpCategory::Linalg: case OpCategory::Collective:
+    case OpCategory::ProcessCollective:
       break;
   }
   return "sub" + std::to_string(i);

@@ -4,6 +4,7 @@
 
 #include "jit/linalg.hpp"
 #include "jit/combiner.hpp"
+#include "jit/collectives.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -435,6 +436,26 @@ InferResult inferCond(const std::vector<Type>& in, const std::vector<FuncPtr>& s
   return ok(out);
 }
 
+// Collective and ProcessCollective (Note [Named axes] in jit/transform/batch_collectives.cpp).
+InferResult inferCollective(const OpInfo& info, const std::vector<Type>& in, const Attrs& attrs) {
+  const std::string name = info.name;
+  if (info.category == OpCategory::Collective && attrs.axisName.empty())
+    return error(name + " needs an axis name");
+  if (info.category == OpCategory::ProcessCollective && !attrs.group) return error(name + " needs a process group");
+  if (info.op == Op::AxisIndex) return ok({Type{DType::I32, {}}});
+  Type t = in[0];
+  if (info.op == Op::AllGather) {
+    if (attrs.length < 0) return error("all_gather over an axis of negative size " + std::to_string(attrs.length));
+    t.shape.insert(t.shape.begin(), attrs.length);
+  }
+  if (info.op == Op::ProcessGather) {
+    if (t.shape.empty()) return error("process_gather needs an operand of rank 1 or more but got " + typeString(t));
+    t.shape[0] *= attrs.group->processCount();
+  }
+  if (info.op == Op::PPermute && attrs.axes.size() % 2 != 0) return error("ppermute needs (source, destination) pairs");
+  return ok({t});  // the others are elementwise over the lanes or the processes
+}
+
 }  // namespace
 
 InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
@@ -530,6 +551,8 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
     case OpCategory::Scan: return inferScan(in, attrs, subs);
     case OpCategory::While: return inferWhile(in, attrs, subs);
     case OpCategory::Cond: return inferCond(in, subs);
+    case OpCategory::Collective:
+    case OpCategory::ProcessCollective: return inferCollective(info, in, attrs);
     case OpCategory::Sort: {
       if (in.empty()) return error("sort needs at least one operand");
       for (const Type& t : in)

@@ -101,6 +101,30 @@ BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
 /// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
 AVal singularValues(Evaluator& ev, const AVal& x, Span span);
+BuiltinDefs distBuiltins();       // builtins_dist.cpp
+
+// ---- named axes (builtins_dist.cpp; Note [Named axes] in jit/transform/batch_collectives.cpp) ----
+
+/// The axis_name argument i of `fn`: "" when absent or None; E0311 when not a string.
+std::string axisNameArgument(const Args& a, size_t i, const char* fn);
+/// Binds a mapped axis (named or not) while its function is traced.
+class AxisScope {
+ public:
+  AxisScope(Evaluator& ev, AxisFrame frame);
+  ~AxisScope();
+  AxisScope(const AxisScope&) = delete;
+  AxisScope& operator=(const AxisScope&) = delete;
+
+ private:
+  Evaluator& ev_;
+};
+/// The lanes of a pmap's axis of `size` that this process holds: E0309 when the processes do
+/// not divide it, E0312 inside another pmap.
+int64_t pmapLocalLanes(Evaluator& ev, int64_t size, Span span);
+/// This process's share (`lanes` along `axis`) of a pmap's argument.
+AVal pmapShard(Evaluator& ev, const AVal& x, int64_t axis, int64_t lanes, Span span);
+/// A pmap result (this process's lanes along `axis`) with every process's lanes, in order.
+AVal pmapGatherResult(Evaluator& ev, const AVal& local, int64_t axis, Span span);
 
 // ---- pytree arguments (the control-flow builtins) ----
 

@@ -102,7 +102,7 @@ std::map<std::string, Builtin> makeTable() {
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
                                 autodiffBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins,
-                                contractBuiltins}) {
+                                contractBuiltins, distBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);

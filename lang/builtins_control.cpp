@@ -358,12 +358,13 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
 
 // vmap(f, in_axes=0, out_axes=0, axis_size=None)
 Value vmap(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "vmap", {"f", "in_axes=", "out_axes=", "axis_size="});
+  Args a(ev, c, "vmap", {"f", "in_axes=", "out_axes=", "axis_size=", "axis_name="});
   auto v = std::make_shared<VmapFn>();
   v->fn = a.callable(0);
   v->inAxes = a.has(1) ? a.get(1) : arr(weakInt(0));
   v->outAxes = a.has(2) ? a.get(2) : arr(weakInt(0));
   if (a.has(3) && !a.get(3).isNone()) v->axisSize = a.integer(3, std::nullopt, StaticUse::Shape);
+  v->axisName = axisNameArgument(a, 4, "vmap");
   v->span = c.span;
   Value r;
   r.kind = ValueKind::Vmap;
@@ -472,8 +473,13 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   if (!size)
     fail("E0304", c.span, "vmap has no mapped argument to take the axis size from",
          "map at least one argument (in_axes) or pass `axis_size=`");
+  // A pmap runs this process's lanes only (Note [Named axes] in jit/transform/batch_collectives.cpp).
+  int64_t lanes = v.pmap ? pmapLocalLanes(ev, *size, c.span) : *size;
+  for (size_t i = 0; v.pmap && i < in.leaves.size(); ++i)
+    if (inAxes[i]) in.leaves[i] = pmapShard(ev, in.leaves[i], *inAxes[i], lanes, c.span);
   size_t pos = 0;
   Value laneArgs = Evaluator::unflatten(in.def, perLane, pos);
+  AxisScope named(ev, AxisFrame{v.axisName, *size, v.pmap});
   Evaluator::Traced t = ev.traceFunction(v.fn, *laneArgs.elems, v.span, "vmapped function", "a vmapped argument");
   std::vector<std::optional<int>> allIn(t.trace->captured().size(), std::nullopt);
   allIn.insert(allIn.end(), inAxes.begin(), inAxes.end());
@@ -488,8 +494,13 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     outAxes.push_back(static_cast<int>(
         ArrayOps::normAxis(*outSpec[j], t.outLeaves[j].type.shape.size() + 1, v.span, "vmap out_axes")));
   }
-  FuncPtr batched = batchFunc(*t.func, allIn, *size, outAxes, v.span);
+  // One process holds every lane: the pmap is the vmap it equals, with no process collectives.
+  bool split = v.pmap && ev.processes()->processCount() > 1;
+  NamedAxis axis{v.axisName, split ? ev.processes() : nullptr};
+  FuncPtr batched = batchFunc(*t.func, allIn, lanes, outAxes, v.span, axis);
   std::vector<AVal> outs = ev.tracer().call(batched, concatLeaves(t.trace->captured(), in.leaves), c.span);
+  for (size_t j = 0; split && j < outs.size(); ++j)
+    if (outAxes[j]) outs[j] = pmapGatherResult(ev, outs[j], *outAxes[j], c.span);
   pos = 0;
   return Evaluator::unflatten(t.outTree, outs, pos);
 }
@@ -503,7 +514,7 @@ BuiltinDefs controlBuiltins() {
       },
       {
           {"fori_loop(lo, hi, f, init)", "f(i, carry) for i from lo below hi: the final carry (a scan or a while loop)", foriLoop},
-          {"vmap(f, in_axes=0, out_axes=0, axis_size=None)", "f mapped over an axis of its arguments, as one batched function", vmap},
+          {"vmap(f, in_axes=0, out_axes=0, axis_size=None, axis_name=None)", "f mapped over an axis of its arguments, as one batched function (collectives such as psum name the axis by axis_name)", vmap},
       }};
 }
 

@@ -219,3 +219,12 @@ void Evaluator::execFor(const ForStmt& f, const std::shared_ptr<Env>& env) {
 }
 
 }  // namespace scn
+
+namespace scn {
+
+const std::shared_ptr<Collectives>& Evaluator::processes() {
+  if (!host_.processes) host_.processes = singleProcessGroup();
+  return host_.processes;
+}
+
+}  // namespace scn

@@ -13,6 +13,7 @@
 
 #include "lang/array_ops.hpp"
 #include "jit/array_format.hpp"
+#include "jit/collectives.hpp"
 #include "lang/tracer.hpp"
 #include "lang/value.hpp"
 
@@ -151,6 +152,16 @@ struct EvalHost {
   std::function<bool()> interrupted;
   /// The stdlib files, importable by name.
   std::vector<std::pair<std::string_view, std::string_view>> stdlib;
+  /// The processes of the run, which pmap splits its axis over (null: this process alone).
+  std::shared_ptr<Collectives> processes;
+};
+
+/// A mapped axis being traced now: its name, its size (all lanes, over every process), and
+/// whether a pmap maps it (Note [Named axes] in jit/transform/batch_collectives.cpp).
+struct AxisFrame {
+  std::string name;
+  int64_t size = 0;
+  bool pmap = false;
 };
 
 class Evaluator {
@@ -192,6 +203,10 @@ class Evaluator {
   Tracer& tracer() { return tracer_; }
   ArrayOps& ops() { return ops_; }
   EvalHost& host() { return host_; }
+  /// The named axes of the vmaps and pmaps being traced, innermost last.
+  std::vector<AxisFrame>& axisEnv() { return axisEnv_; }
+  /// The processes of the run (the host's, or a group of this process alone).
+  const std::shared_ptr<Collectives>& processes();
   std::vector<CallRecord>& records() { return records_; }
   /// The signatures `c` is compiled for now (CallRecord::signature), for `:help NAME`.
   std::vector<std::string> compiledSignatures(const Closure* c) const;
@@ -286,6 +301,7 @@ class Evaluator {
   void sweepCache();
 
   EvalHost host_;
+  std::vector<AxisFrame> axisEnv_;
   Tracer tracer_;
   ArrayOps ops_;
   std::shared_ptr<Env> globals_;

@@ -150,7 +150,9 @@ std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& inputs, const At
   for (const Type& t : r.types) small = small && numElements(t.shape) <= kFoldLimit;
   // Converting a static weak value only changes its host storage (Note [Staging weak values]).
   bool hostConvert = op == Op::Convert && allWeak;
-  if (allStatic && (!tracing() || (small && !controlFlow) || hostConvert)) return fold(e, in, allWeak);
+  // A collective is consumed by its axis's batching rule: it is never folded inside a trace.
+  bool collective = opInfo(op).category == OpCategory::Collective;
+  if (allStatic && (!tracing() || (small && !controlFlow && !collective) || hostConvert)) return fold(e, in, allWeak);
   if (allStatic && materialiseWeak()) {
     r = inferTypes(op, inTypes, attrs, subs);
     if (!r.ok()) fail("E0201", span, r.error);

@@ -135,6 +135,8 @@ struct VmapFn {
   Value inAxes;   // an int, None, or a tuple of those (one per argument)
   Value outAxes;  // same, per result
   std::optional<int64_t> axisSize;
+  std::string axisName;  // "" when unnamed
+  bool pmap = false;     // the axis is split over the processes of the run
   Span span;
 };
 

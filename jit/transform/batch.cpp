@@ -126,7 +126,7 @@ struct Partial {
   std::vector<BVal> results;
 };
 
-Partial batchEqns(const Func& f, const std::vector<BDim>& inDims, int64_t n) {
+Partial batchEqns(const Func& f, const std::vector<BDim>& inDims, int64_t n, const NamedAxis& axis) {
   SCN_ASSERT(inDims.size() == f.params.size(), "one batch axis per parameter");
   auto g = std::make_shared<Func>();
   g->name = f.name;
@@ -136,7 +136,7 @@ Partial batchEqns(const Func& f, const std::vector<BDim>& inDims, int64_t n) {
     val[p] = BVal{g->newVar(batchedType(f.type(p), inDims[i], n)), inDims[i]};
     g->params.push_back(val[p].var);
   }
-  Ctx c{*g, n, Span{}};
+  Ctx c{*g, n, Span{}, axis};
   for (const Eqn& e : f.eqns) {
     std::vector<BVal> in;
     for (int v : e.inputs) {
@@ -158,9 +158,9 @@ Partial batchEqns(const Func& f, const std::vector<BDim>& inDims, int64_t n) {
 }
 
 // Sets the results of p.func, moving (or broadcasting) result j to want[j] when given.
-BatchedFunc placeResults(Partial p, const std::vector<BDim>& want, int64_t n, Span span) {
+BatchedFunc placeResults(Partial p, const std::vector<BDim>& want, int64_t n, Span span, const NamedAxis& axis) {
   SCN_ASSERT(want.size() == p.results.size(), "one out axis per result");
-  Ctx c{*p.func, n, span};
+  Ctx c{*p.func, n, span, axis};
   BatchedFunc b{p.func, {}};
   for (size_t j = 0; j < want.size(); ++j) {
     BVal v = p.results[j];
@@ -174,14 +174,14 @@ BatchedFunc placeResults(Partial p, const std::vector<BDim>& want, int64_t n, Sp
 }  // namespace
 
 BatchedFunc batchSubFunc(const Func& f, const std::vector<BDim>& inDims, int64_t n,
-                         const std::vector<BDim>& want, Span span) {
-  return placeResults(batchEqns(f, inDims, n), want, n, span);
+                         const std::vector<BDim>& want, Span span, const NamedAxis& axis) {
+  return placeResults(batchEqns(f, inDims, n, axis), want, n, span, axis);
 }
 
 }  // namespace batching
 
 FuncPtr batchFunc(const Func& f, const std::vector<std::optional<int>>& inAxes, int64_t axisSize,
-                  const std::vector<std::optional<int>>& outAxes, Span span) {
+                  const std::vector<std::optional<int>>& outAxes, Span span, const NamedAxis& axis) {
   using namespace batching;
   SCN_ASSERT(axisSize >= 0, "vmap axis size is not negative");
   SCN_ASSERT(inAxes.size() == f.params.size(), "vmap has one in axis per parameter");
@@ -196,7 +196,7 @@ FuncPtr batchFunc(const Func& f, const std::vector<std::optional<int>>& inAxes, 
            "an in axis of an argument of rank " + std::to_string(rank + 1) + " is in [-" +
                std::to_string(rank + 1) + ", " + std::to_string(rank) + "]");
   }
-  Partial p = batchEqns(f, inAxes, axisSize);
+  Partial p = batchEqns(f, inAxes, axisSize, axis);
   for (size_t j = 0; j < outAxes.size(); ++j) {
     const BVal& v = p.results[j];
     if (!outAxes[j]) {
@@ -217,7 +217,7 @@ FuncPtr batchFunc(const Func& f, const std::vector<std::optional<int>>& inAxes, 
                std::to_string(rank + 1) + ", " + std::to_string(rank) + "]");
   }
   std::vector<BDim> want(outAxes.begin(), outAxes.end());
-  FuncPtr g = placeResults(std::move(p), want, axisSize, span).func;
+  FuncPtr g = placeResults(std::move(p), want, axisSize, span, axis).func;
   g->name = f.name.empty() ? "vmap" : "vmap_" + f.name;
   return g;
 }

@@ -69,7 +69,7 @@ std::vector<BVal> batchScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
     std::vector<BDim> inDims =
         concatDims(concatDims(dimsOf(in, 0, nc), leadingWhere(carryB)), sliceDims);
     std::vector<BDim> want = concatDims(leadingWhere(carryB), std::vector<BDim>(ny));
-    bf = batchSubFunc(body, inDims, c.n, want, c.span);
+    bf = batchSubFunc(body, inDims, c.n, want, c.span, c.axis);
     bool changed = false;
     for (size_t i = 0; i < nk; ++i)
       if (!carryB[i] && bf.outDims[i]) carryB[i] = changed = true;
@@ -111,14 +111,14 @@ std::vector<BVal> batchWhile(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
   BatchedFunc body;
   for (;;) {
     body = batchSubFunc(bodyF, concatDims(bodyConsts, leadingWhere(carryB)), c.n,
-                        leadingWhere(carryB), c.span);
+                        leadingWhere(carryB), c.span, c.axis);
     bool changed = false;
     for (size_t i = 0; i < nk; ++i)
       if (!carryB[i] && body.outDims[i]) carryB[i] = changed = true;
     if (!changed) break;
   }
   BatchedFunc cond = batchSubFunc(condF, concatDims(condConsts, leadingWhere(carryB)), c.n,
-                                  {std::nullopt}, c.span);
+                                  {std::nullopt}, c.span, c.axis);
   if (!cond.outDims[0]) {
     std::vector<int> vars;
     for (size_t i = 0; i < nc + nb; ++i) vars.push_back(in[i].var);
@@ -132,27 +132,35 @@ std::vector<BVal> batchWhile(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
   // Batched predicate: every carry batched at 0.
   std::vector<bool> all(nk, true);
   body = batchSubFunc(bodyF, concatDims(bodyConsts, leadingWhere(all)), c.n, leadingWhere(all),
-                      c.span);
-  cond = batchSubFunc(condF, concatDims(condConsts, leadingWhere(all)), c.n, {BDim(0)}, c.span);
+                      c.span, c.axis);
+  cond = batchSubFunc(condF, concatDims(condConsts, leadingWhere(all)), c.n, {BDim(0)}, c.span, c.axis);
   std::vector<int> carry;
   for (size_t i = 0; i < nk; ++i) carry.push_back(c.materialize(in[nc + nb + i], 0));
 
   auto newCond = std::make_shared<Func>();
   newCond->name = condF.name;
   {
-    Ctx k{*newCond, c.n, c.span};
+    Ctx k{*newCond, c.n, c.span, c.axis};
     std::vector<int> args;
     for (size_t i = 0; i < nc; ++i) args.push_back(paramLike(*newCond, c, in[i].var));
     for (int v : carry) args.push_back(paramLike(*newCond, c, v));
     int pred = inlineFunc(*newCond, *cond.func, args).at(0);
     Attrs a;
     a.axes = {0};
-    newCond->results = {k.emit1(Op::ReduceOr, {pred}, std::move(a))};
+    int any = k.emit1(Op::ReduceOr, {pred}, std::move(a));
+    // Under pmap every process must run as many iterations as the others when the loop makes
+    // process collectives: the loop runs while a lane of any process runs (Note [Named axes]).
+    if (c.axis.group && (usesProcessCollectives(*body.func) || usesProcessCollectives(*cond.func))) {
+      Attrs g;
+      g.group = c.axis.group;
+      any = k.emit1(Op::ProcessMax, {any}, std::move(g));
+    }
+    newCond->results = {any};
   }
   auto newBody = std::make_shared<Func>();
   newBody->name = bodyF.name;
   {
-    Ctx k{*newBody, c.n, c.span};
+    Ctx k{*newBody, c.n, c.span, c.axis};
     std::vector<int> condArgs, bodyArgs, carryArgs;
     for (size_t i = 0; i < nc; ++i) condArgs.push_back(paramLike(*newBody, c, in[i].var));
     for (size_t i = 0; i < nb; ++i) bodyArgs.push_back(paramLike(*newBody, c, in[nc + i].var));
@@ -190,7 +198,7 @@ std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
     std::vector<BDim> want(nout);
     std::vector<BatchedFunc> first;
     for (const FuncPtr& br : e.subs) {
-      first.push_back(batchSubFunc(*br, opDims, c.n, std::vector<BDim>(nout), c.span));
+      first.push_back(batchSubFunc(*br, opDims, c.n, std::vector<BDim>(nout), c.span, c.axis));
       for (size_t j = 0; j < nout; ++j)
         if (first.back().outDims[j]) want[j] = 0;
     }
@@ -198,7 +206,7 @@ std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
     for (size_t k = 0; k < e.subs.size(); ++k)
       branches.push_back(first[k].outDims == want
                              ? first[k].func
-                             : batchSubFunc(*e.subs[k], opDims, c.n, want, c.span).func);
+                             : batchSubFunc(*e.subs[k], opDims, c.n, want, c.span, c.axis).func);
     std::vector<int> vars{index.var};
     vars.insert(vars.end(), opVars.begin(), opVars.end());
     std::vector<int> outs = c.emit(e.op, vars, e.attrs, branches);
@@ -212,7 +220,7 @@ std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   std::vector<BDim> want(nout, BDim(0));
   std::vector<int> out;
   for (size_t i = 0; i < e.subs.size(); ++i) {
-    BatchedFunc b = batchSubFunc(*e.subs[i], opDims, c.n, want, c.span);
+    BatchedFunc b = batchSubFunc(*e.subs[i], opDims, c.n, want, c.span, c.axis);
     std::vector<int> outs = inlineFunc(c.dst, *b.func, opVars);
     if (i == 0) {
       out = outs;
@@ -243,7 +251,7 @@ std::vector<BVal> batchLanes(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
       if (pass == 0) consts.push_back(in[i].var);
       else xs.push_back(c.moveTo(in[i], 0));
     }
-  Ctx k{*body, c.n, c.span};
+  Ctx k{*body, c.n, c.span, c.axis};
   body->results = k.emit(e.op, bodyIn, e.attrs, e.subs);
   Attrs a;
   a.numConsts = static_cast<int>(consts.size());

@@ -112,7 +112,7 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
     case OpCategory::Slice: case OpCategory::Reverse: case OpCategory::DynamicSlice:
     case OpCategory::DynamicUpdateSlice: case OpCategory::Gather: case OpCategory::Scatter:
     case OpCategory::DotGeneral: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
-    case OpCategory::Sort: case OpCategory::Linalg:
+    case OpCategory::Sort: case OpCategory::Linalg: case OpCategory::Collective: case OpCategory::ProcessCollective:
       internalError(std::string("leadingAxis rule applied to ") + opName(e.op));
   }
   return {BVal{c.emit1(e.op, {x}, std::move(a)), 0}};
@@ -271,7 +271,7 @@ std::vector<BVal> linalg(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
 }  // namespace
 
 std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
-  if (!anyBatched(in, 0)) return unbatched(c, e, in);
+  if (!anyBatched(in, 0) && !mentionsAxis(e, c.axis.name)) return unbatched(c, e, in);
   switch (opInfo(e.op).category) {
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
@@ -308,6 +308,10 @@ std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
       return batchCond(c, e, in);
     case OpCategory::Linalg:
       return linalg(c, e, in);
+    case OpCategory::Collective:
+      return batchCollective(c, e, in);
+    case OpCategory::ProcessCollective:
+      return batchProcessCollective(c, e, in);
   }
   internalError(std::string("no batching rule for ") + opName(e.op));
 }

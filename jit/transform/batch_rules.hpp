@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "jit/batch.hpp"
 #include "jit/ir.hpp"
 
 namespace scn::batching {
@@ -30,6 +31,7 @@ struct Ctx {
   Func& dst;
   int64_t n;
   Span span;
+  const NamedAxis& axis;  // the axis being batched, which its collectives name
 
   const Type& type(int var) const { return dst.type(var); }
   /// Appends op[attrs, subs](inputs) to dst; an internal error if inferTypes rejects it.
@@ -62,11 +64,18 @@ struct BatchedFunc {
 /// batched there, broadcasting it if the rules left it unbatched; nullopt leaves result j where
 /// the rules put it (outDims says where). Equations added for `want` carry `span`.
 BatchedFunc batchSubFunc(const Func& f, const std::vector<BDim>& inDims, int64_t n,
-                         const std::vector<BDim>& want, Span span);
+                         const std::vector<BDim>& want, Span span, const NamedAxis& axis);
 
 /// The batching rule of one equation: `in` are its inputs in the function being built; returns
 /// its outputs there. Picks the rule by the op's category.
 std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
+
+// Rules of the collectives (batch_collectives.cpp, Note [Named axes]).
+/// Whether `e` is, or has in a sub-function, a collective over the axis being batched: such an
+/// equation needs its batching rule even when none of its inputs is batched.
+bool mentionsAxis(const Eqn& e, const std::string& name);
+std::vector<BVal> batchCollective(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
+std::vector<BVal> batchProcessCollective(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
 
 // Rules of the control-flow ops and the lane loop (batch_control.cpp).
 std::vector<BVal> batchScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in);

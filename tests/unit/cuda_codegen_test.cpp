@@ -53,7 +53,11 @@ const Suite& suite() {
 std::string describe(const UserError& e) { return e.diag.message; }
 
 TEST(CudaCodegen, TheProgramsCoverEveryOpOfTheTable) {
-  for (Op op : allOps()) EXPECT_TRUE(suite().set.used.count(op)) << "no CUDA test program uses " << opName(op);
+  for (Op op : allOps()) {
+    OpCategory cat = opInfo(op).category;  // never compiled (Note [Named axes])
+    if (cat == OpCategory::Collective || cat == OpCategory::ProcessCollective) continue;
+    EXPECT_TRUE(suite().set.used.count(op)) << "no CUDA test program uses " << opName(op);
+  }
   EXPECT_GT(suite().set.programs.size(), 150u);
 }
 

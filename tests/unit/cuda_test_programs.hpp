@@ -252,6 +252,8 @@ inline void addOpPrograms(ProgramSet& ps) {
         }
         case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
           break;  // control flow: addControlPrograms
+        case OpCategory::Collective: case OpCategory::ProcessCollective:
+          break;  // never compiled (Note [Named axes])
       }
       if (info.category == OpCategory::Scan || info.category == OpCategory::While ||
           info.category == OpCategory::Cond)

@@ -505,6 +505,14 @@ std::vector<Case> casesFor(Op op) {
       }
       break;
     }
+    case OpCategory::Collective:  // not lane by lane: NamedAxes tests below
+      break;
+    case OpCategory::ProcessCollective: {  // over this process alone: lane by lane, a copy
+      Attrs a;
+      a.group = singleProcessGroup();
+      cs.push_back(single(op, "one process", {T(dt, {2, 3})}, a));
+      break;
+    }
   }
   return cs;
 }
@@ -514,6 +522,7 @@ std::vector<Case> casesFor(Op op) {
 class BatchEveryOp : public ::testing::TestWithParam<Op> {};
 
 TEST_P(BatchEveryOp, MatchesLaneByLane) {
+  if (opInfo(GetParam()).category == OpCategory::Collective) GTEST_SKIP() << "a collective combines the lanes";
   std::vector<Case> cases = casesFor(GetParam());
   ASSERT_FALSE(cases.empty()) << "no test case for " << opName(GetParam());
   for (const Case& c : cases) checkAllAxes(c);
@@ -714,6 +723,92 @@ TEST(BatchFunc, EquationsKeepTheirSpans) {
       expectSpans(*batchFunc(*c.f, in, 2, out, whole), &src);
     }
   }
+}
+
+}  // namespace
+}  // namespace scn
+
+// ---- named axes (Note [Named axes]) ----
+namespace scn {
+namespace {
+
+// Process `index` of `count`, where every other process holds the same values as this one.
+class MirroredProcesses : public Collectives {
+ public:
+  MirroredProcesses(int index, int count) : index_(index), count_(count) {}
+  int processIndex() const override { return index_; }
+  int processCount() const override { return count_; }
+  std::string describe() const override { return "mirrored(" + std::to_string(count_) + ")"; }
+  std::unique_ptr<CollectiveFailure> allReduce(const Array& x, Array& out, ProcessCombine how) override {
+    ++counters.calls;
+    for (int64_t i = 0; i < x.size(); ++i) out.setDouble(i, how == ProcessCombine::Sum ? x.getDouble(i) * count_ : x.getDouble(i));
+    return nullptr;
+  }
+  std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool) override {
+    ++counters.calls;
+    for (int64_t i = 0; i < out.size(); ++i) out.setDouble(i, x.getDouble(i % x.size()));
+    return nullptr;
+  }
+
+ private:
+  int index_, count_;
+};
+
+bool hasCategory(const Func& f, OpCategory c) {
+  for (const Eqn& e : f.eqns) {
+    if (opInfo(e.op).category == c) return true;
+    for (const FuncPtr& s : e.subs)
+      if (hasCategory(*s, c)) return true;
+  }
+  return false;
+}
+
+Attrs named(const char* name) {
+  Attrs a;
+  a.axisName = name;
+  return a;
+}
+
+TEST(NamedAxes, VmapConsumesItsCollectivesAndLeavesOthers) {
+  Builder b;
+  int x = b.param(Type{DType::I32, {2}});
+  int inner = b.eqn1(Op::PSum, {x}, named("i"));
+  int outer = b.eqn1(Op::PSum, {x}, named("j"));
+  FuncPtr f = b.ret({b.eqn1(Op::Add, {inner, outer}), b.eqn1(Op::AxisIndex, {}, named("i"))});
+  FuncPtr g = batchFunc(*f, {0}, 3, {0, 0}, Span{}, NamedAxis{"i", nullptr});
+  EXPECT_EQ(verify(*g), "");
+  // psum over `j` stays for an outer map; nothing of `i` is left.
+  int left = 0;
+  for (const Eqn& e : g->eqns) left += opInfo(e.op).category == OpCategory::Collective;
+  EXPECT_EQ(left, 1);
+  for (const Eqn& e : g->eqns) {
+    if (opInfo(e.op).category == OpCategory::Collective) EXPECT_EQ(e.attrs.axisName, "j");
+  }
+  FuncPtr h = batchFunc(*g, {0}, 2, {0, 0}, Span{}, NamedAxis{"j", nullptr});
+  EXPECT_FALSE(hasCategory(*h, OpCategory::Collective));
+  Array xs(DType::I32, {2, 3, 2});
+  for (int64_t i = 0; i < xs.size(); ++i) xs.setInt(i, i);
+  std::vector<Array> out = interpret(*h, {xs});
+  // lane (j, i): sum over i of x[j] + sum over j of x[., i]; axis_index is i
+  EXPECT_EQ(formatArray(out[0]),
+            "[[[12, 17], [16, 21], [20, 25]], [[30, 35], [34, 39], [38, 43]]]");
+  EXPECT_EQ(formatArray(out[1]), "[[0, 1, 2], [0, 1, 2]]");
+}
+
+TEST(NamedAxes, PmapCombinesTheLocalLanesThenTheProcesses) {
+  auto group = std::make_shared<MirroredProcesses>(1, 2);
+  Builder b;
+  int x = b.param(Type{DType::F32, {}});
+  FuncPtr f = b.ret({b.eqn1(Op::PSum, {x}, named("i")), b.eqn1(Op::AxisIndex, {}, named("i"))});
+  FuncPtr g = batchFunc(*f, {0}, 3, {0, 0}, Span{}, NamedAxis{"i", group});
+  EXPECT_TRUE(hasCategory(*g, OpCategory::ProcessCollective));
+  EXPECT_FALSE(hasCategory(*g, OpCategory::Collective));
+  Array xs(DType::F32, {3});
+  for (int64_t i = 0; i < 3; ++i) xs.setDouble(i, i + 1);
+  std::vector<Array> out = interpret(*g, {xs});
+  EXPECT_EQ(formatArray(out[0]), "[12.0, 12.0, 12.0]");  // (1 + 2 + 3) on each of 2 processes
+  EXPECT_EQ(formatArray(out[1]), "[3, 4, 5]");           // process 1 holds lanes 3..5
+  EXPECT_EQ(group->counters.calls, 1);
 }
 
 }  // namespace

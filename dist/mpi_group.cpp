@@ -1,0 +1,171 @@
+// Collectives over an MPI communicator: nonblocking calls polled against a deadline, so a
+// process that never joins gives the others a diagnostic (E0440) instead of a hang. The only
+// file of scn that includes mpi.h.
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "dist/dist.hpp"
+
+namespace scn::dist {
+
+namespace {
+
+bool weStartedMpi = false;  // startWorld called MPI_Init (finishWorld ends it)
+
+MPI_Datatype mpiType(DType t) {
+  switch (t) {
+    case DType::Bool: return MPI_UINT8_T;  // one byte, 0 or 1: max and min are or and and
+    case DType::I32: return MPI_INT32_T;
+    case DType::I64: return MPI_INT64_T;
+    case DType::U32: return MPI_UINT32_T;
+    case DType::U64: return MPI_UINT64_T;
+    case DType::F32: return MPI_FLOAT;
+    case DType::F64: return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op mpiOp(ProcessCombine how) {
+  switch (how) {
+    case ProcessCombine::Sum: return MPI_SUM;
+    case ProcessCombine::Max: return MPI_MAX;
+    case ProcessCombine::Min: return MPI_MIN;
+  }
+  return MPI_SUM;
+}
+
+std::string errorText(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return std::string(text, static_cast<size_t>(len));
+}
+
+class MpiGroup : public Collectives {
+ public:
+  MpiGroup(MPI_Comm comm, double timeoutSeconds) : comm_(comm), timeout_(timeoutSeconds) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  int processIndex() const override { return rank_; }
+  int processCount() const override { return size_; }
+  std::string describe() const override { return "mpi(" + std::to_string(size_) + ")"; }
+
+  std::unique_ptr<CollectiveFailure> allReduce(const Array& x, Array& out, ProcessCombine how) override {
+    ++counters.calls;
+    counters.bytes += static_cast<int64_t>(x.bytes());
+    MPI_Request req;
+    int rc = MPI_Iallreduce(x.raw(), out.raw(), static_cast<int>(x.size()), mpiType(x.dtype), mpiOp(how), comm_, &req);
+    return complete(rc, req, "an allreduce of " + std::to_string(x.bytes()) + " bytes");
+  }
+
+  std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool resultGather) override {
+    ++(resultGather ? counters.resultGathers : counters.calls);
+    counters.bytes += static_cast<int64_t>(x.bytes());
+    MPI_Request req;
+    int bytes = static_cast<int>(x.bytes());
+    int rc = MPI_Iallgather(x.raw(), bytes, MPI_BYTE, out.raw(), bytes, MPI_BYTE, comm_, &req);
+    return complete(rc, req, "an allgather of " + std::to_string(x.bytes()) + " bytes");
+  }
+
+ private:
+  // Waits for `req` until the deadline: spinning at first (small collectives finish in
+  // microseconds), then sleeping between tests so a waiting process leaves its core to others.
+  std::unique_ptr<CollectiveFailure> complete(int rc, MPI_Request& req, const std::string& what) {
+    if (rc != MPI_SUCCESS) return mpiFailure(rc, what);
+    auto start = std::chrono::steady_clock::now();
+    auto deadline = start + std::chrono::duration<double>(timeout_);
+    for (int polls = 0;; ++polls) {
+      int done = 0;
+      rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return mpiFailure(rc, what);
+      if (done) return nullptr;
+      if (polls > 20000) std::this_thread::sleep_for(std::chrono::microseconds(polls > 100000 ? 1000 : 50));
+      if (std::chrono::steady_clock::now() > deadline) break;
+    }
+    return std::make_unique<CollectiveFailure>(CollectiveFailure{
+        "E0440",
+        what + " on process " + std::to_string(rank_) + " of " + std::to_string(size_) +
+            " did not complete within " + secondsText() + " s",
+        "another process exited early or ran a different collective; every process must run the "
+        "same collectives in the same order (SCN_COLLECTIVE_TIMEOUT=SECONDS sets the limit)"});
+  }
+
+  std::unique_ptr<CollectiveFailure> mpiFailure(int rc, const std::string& what) const {
+    return std::make_unique<CollectiveFailure>(CollectiveFailure{
+        "E0441", what + " on process " + std::to_string(rank_) + " failed in MPI: " + errorText(rc),
+        "a process of the run may have died; see the messages of the other processes"});
+  }
+
+  std::string secondsText() const {
+    std::string s = std::to_string(timeout_);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+
+  MPI_Comm comm_;
+  double timeout_;
+  int rank_ = 0, size_ = 1;
+};
+
+bool startedByMpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+double collectiveTimeoutSeconds() {
+  const char* v = std::getenv("SCN_COLLECTIVE_TIMEOUT");
+  if (!v) return 60;
+  char* end = nullptr;
+  double s = std::strtod(v, &end);
+  return end != v && s > 0 ? s : 60;
+}
+
+World startWorld(int* argc, char*** argv) {
+  World w;
+  if (!startedByMpirun()) return w;
+  int rc = MPI_Init(argc, argv);
+  if (rc != MPI_SUCCESS) {
+    w.error = "MPI_Init failed: " + errorText(rc);
+    return w;
+  }
+  weStartedMpi = true;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  w.group = std::make_shared<MpiGroup>(MPI_COMM_WORLD, collectiveTimeoutSeconds());
+  return w;
+}
+
+void finishWorld() {
+  if (weStartedMpi) MPI_Finalize();
+  weStartedMpi = false;
+}
+
+void abortWorld(int code) {
+  if (weStartedMpi) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+std::shared_ptr<Collectives> groupOverCommunicator(int fortranHandle, std::string& error) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    error = "MPI is not initialised: call MPI_Init before handing scn a communicator";
+    return nullptr;
+  }
+  MPI_Comm comm = MPI_Comm_f2c(fortranHandle);
+  if (comm == MPI_COMM_NULL) {
+    error = "the communicator is MPI_COMM_NULL";
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return std::make_shared<MpiGroup>(comm, collectiveTimeoutSeconds());
+}
+
+}  // namespace scn::dist

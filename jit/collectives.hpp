@@ -1,0 +1,56 @@
+// The interface the backends call for collectives over the processes of a run (Note [Named
+// axes] in jit/transform/batch_collectives.cpp). jit/ never includes MPI: dist/ implements this
+// over Open MPI; singleProcessGroup() is the group of a run without mpirun.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "jit/array.hpp"
+
+namespace scn {
+
+/// How a process collective combines the processes' values elementwise.
+enum class ProcessCombine : uint8_t { Sum, Max, Min };
+
+/// Why a collective did not complete: an error code (E0440-E0449, docs/errors/distributed.md),
+/// the message and the help line. The backend turns it into a diagnostic at the op's span.
+struct CollectiveFailure {
+  std::string code, message, help;
+};
+
+/// Figures of a group's collectives so far (shown by `scn --stats` and SCN_DIST_STATS=1).
+struct CollectiveCounters {
+  int64_t calls = 0;        // collectives a program made (psum, all_gather, ... across processes)
+  int64_t resultGathers = 0;  // gathers that assemble a pmap's results (not counted in calls)
+  int64_t bytes = 0;        // bytes this process sent into them
+};
+
+/// The processes of a run. Every process calls the same collectives in the same order (they
+/// run the same program); an implementation reports one that does not complete in bounded time
+/// as a CollectiveFailure rather than waiting for ever.
+class Collectives {
+ public:
+  virtual ~Collectives() = default;
+  virtual int processIndex() const = 0;
+  virtual int processCount() const = 0;
+  /// What the group is, for messages and --emit=ir ("world(4)", "single").
+  virtual std::string describe() const = 0;
+  /// `out` (allocated, x's dtype and shape) = the elementwise combination of every process's x.
+  virtual std::unique_ptr<CollectiveFailure> allReduce(const Array& x, Array& out, ProcessCombine how) = 0;
+  /// `out` (allocated, [P * x.shape[0], ...]) = the processes' x stacked along axis 0 in
+  /// process order. `resultGather`: assembling a pmap's results (counted apart).
+  virtual std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool resultGather) = 0;
+  CollectiveCounters counters;
+};
+
+struct Func;
+/// Whether `f` or one of its sub-functions has a process collective: the JIT backends leave
+/// such a function to the interpreter (UnsupportedOnBackend).
+bool usesProcessCollectives(const Func& f);
+
+/// The group of a run with one process: every collective copies its operand.
+std::shared_ptr<Collectives> singleProcessGroup();
+
+}  // namespace scn

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The distributed suite (docs/distributed.md): under `mpirun --oversubscribe -np NP` each program
+# here prints what it prints on one process, seed 001's program makes no collective call, an
+# uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
+# run with E0440 in bounded time.
+#   tests/distributed/run.sh SCN NP
+set -u
+scn=$1
+np=$2
+dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader      # one host: shared memory only, no network probing
+export OMPI_MCA_btl_vader_single_copy_mechanism=none  # containers often forbid CMA
+export SCN_NO_CACHE=1               # processes would share the object cache
+failures=0
+fail() { echo "FAIL ($np processes): $*"; failures=$((failures + 1)); }
+mpi() { mpirun --oversubscribe -np "$np" "$@"; }
+
+for prog in collectives control seed001; do
+  if ! "$scn" "$dir/$prog.scn" > "$tmp/one.out" 2> "$tmp/one.err"; then
+    fail "$prog.scn on one process: $(cat "$tmp/one.err")"
+    continue
+  fi
+  if ! SCN_DIST_STATS=1 mpi "$scn" "$dir/$prog.scn" > "$tmp/many.out" 2> "$tmp/many.err"; then
+    fail "$prog.scn: $(cat "$tmp/many.err")"
+    continue
+  fi
+  diff "$tmp/one.out" "$tmp/many.out" > "$tmp/diff" || fail "$prog.scn prints otherwise than on one process: $(cat "$tmp/diff")"
+  if [ "$prog" = seed001 ]; then
+    n=$(grep -c ": 0 collective calls, 1 result gather," "$tmp/many.err")
+    [ "$n" = "$np" ] || fail "seed001.scn made collective calls: $(grep process "$tmp/many.err")"
+  fi
+done
+
+# An axis of 6 lanes splits over 2 processes but not over 4.
+if [ "$np" = 4 ]; then
+  mpi "$scn" "$dir/uneven.scn" > "$tmp/out" 2> "$tmp/err" && fail "uneven.scn succeeded"
+  want="error[E0309]: pmap cannot split the mapped axis of size 6 evenly over 4 processes"
+  [ "$(grep -c -F "$want" "$tmp/err")" = 4 ] || fail "uneven.scn: $(cat "$tmp/err")"
+fi
+
+# A process that stops before a collective, and one more collective on process 0 than on the
+# others: the waiting process reports E0440 within the timeout and ends the run.
+for prog in dead_rank mismatch; do
+  start=$(date +%s)
+  SCN_COLLECTIVE_TIMEOUT=2 timeout 60 mpirun --oversubscribe -np "$np" "$scn" "$dir/$prog.scn" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  took=$(($(date +%s) - start))
+  [ "$rc" -ne 0 ] || fail "$prog.scn succeeded"
+  [ "$rc" -ne 124 ] || fail "$prog.scn hung (killed after 60 s)"
+  [ "$took" -lt 30 ] || fail "$prog.scn took $took s"
+  grep -q -F "error[E0440]: an allreduce of" "$tmp/err" || fail "$prog.scn gave no E0440: $(cat "$tmp/err")"
+done
+
+[ "$failures" = 0 ] && echo "distributed suite passed on $np processes"
+exit $((failures > 0))
