@@ -8,6 +8,13 @@
 
 #include "jit/autodiff.hpp"
 
+// The ops no derivative rule covers yet (the linear-algebra factorisations and the collectives
+// over named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
+#define SCN_AD_OPS_WITHOUT_RULES                                                                  \
+  case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
+  case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
+  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
+
 namespace scn::ad {
 
 /// A tangent or cotangent: a variable, or nullopt for a symbolic zero.

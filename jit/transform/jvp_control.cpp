@@ -123,7 +123,9 @@ Dual jvpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std:
     case Op::CumMin: case Op::AssocScan: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Concat: case Op::Slice: case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
     case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin:
-    case Op::ScatterMax: case Op::DotGeneral: case Op::Sort: break;  // only control flow reaches here
+    case Op::ScatterMax: case Op::DotGeneral: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_OPS_WITHOUT_RULES
+      break;  // only control flow reaches here
   }
   internalError(std::string("jvpControl of ") + opName(e.op));
 }

@@ -16,7 +16,7 @@ DiffKind diffKind(Op op) {
     case Op::FloorDiv: case Op::And: case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr:
     case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
     case Op::Constant: case Op::Iota: case Op::ReduceAnd: case Op::ReduceOr:
-    case Op::ArgMax: case Op::ArgMin:
+    case Op::ArgMax: case Op::ArgMin: case Op::AxisIndex:
       return DiffKind::ZeroTangent;
     case Op::Neg: case Op::Abs: case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log:
     case Op::Log1p: case Op::Expm1: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Tanh:
@@ -36,6 +36,7 @@ DiffKind diffKind(Op op) {
     case Op::While:
       return DiffKind::ForwardOnly;
     case Op::Digamma: case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax:
+    SCN_AD_OPS_WITHOUT_RULES
       return DiffKind::Unsupported;
   }
   return DiffKind::Unsupported;
@@ -163,7 +164,9 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
     case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
-    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth binary ops reach here
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_OPS_WITHOUT_RULES
+      break;  // only the smooth binary ops reach here
   }
   internalError(std::string("no binary derivative for ") + opName(op));
 }
@@ -205,7 +208,9 @@ Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
     case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
-    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth reductions reach here
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_OPS_WITHOUT_RULES
+      break;  // only the smooth reductions reach here
   }
   internalError("no reduction derivative");
 }
@@ -243,7 +248,9 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice: case Op::Reverse:
     case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather: case Op::Scatter:
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
-    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: break;  // only the smooth cumulative ops reach here
+    case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_OPS_WITHOUT_RULES
+      break;  // only the smooth cumulative ops reach here
   }
   internalError("no cumulative derivative");
 }
@@ -321,6 +328,7 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
     case OpCategory::Iota: case OpCategory::ArgReduce:
       return none;
     case OpCategory::AssocScan: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
+    case OpCategory::Linalg: case OpCategory::Collective: case OpCategory::ProcessCollective:
       break;
   }
   internalError(std::string("no data JVP rule for ") + opName(e.op));

@@ -246,7 +246,9 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
     case Op::Iota: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd:
     case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumProd: case Op::CumMax: case Op::CumMin:
     case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::Scan:
-    case Op::While: case Op::Cond: case Op::Sort: break;  // JVP rules emit only the linear ops above on tangents
+    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_OPS_WITHOUT_RULES
+      break;  // JVP rules emit only the linear ops above on tangents
   }
   internalError(std::string("no transpose rule for ") + opName(e.op) + " (a JVP rule emitted a non-linear op on a tangent)");
 }
