@@ -15,6 +15,10 @@ namespace scn {
 Value makeClosure(std::string name, const std::vector<Param>& params, const Expr& body, Span span,
                   const std::shared_ptr<Env>& env, const std::shared_ptr<const Program>& program);
 
+/// The arguments of a call, evaluated in source order: positional ones and keywords with their
+/// spans (the parser has already rejected a keyword given twice, E0015).
+CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env);
+
 /// How an argument shows in a signature (--stats, :help NAME, the call chain of an error): its
 /// type, its value when static ("n=3" is the caller's: this gives the "3").
 std::string shownArgument(const Value& v, bool isStatic);

@@ -273,6 +273,21 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
        shadowedModuleHelp(e, *env).value_or(arrayMemberHelp(e.attr)));
 }
 
+CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env) {
+  CallArgs c;
+  c.span = span;
+  for (const Argument& a : args) {
+    if (a.keyword.empty()) {
+      c.pos.push_back(ev.eval(*a.value, env));
+      c.posSpans.push_back(a.value->span);
+    } else {
+      c.kw.emplace_back(a.keyword, ev.eval(*a.value, env));
+      c.kwSpans.push_back(a.keywordSpan.to(a.value->span));
+    }
+  }
+  return c;
+}
+
 Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
   std::optional<Value> member;  // `linalg.solve(a, b)` calls a module's member (Note [Module namespaces])
   if (e.callee->kind == ExprKind::Attr) {
@@ -280,20 +295,7 @@ Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
     if (!member) return evalMethodCall(e, env);
   }
   Value callee = member ? *member : eval(*e.callee, env);
-  CallArgs args;
-  args.span = e.span;
-  for (const Argument& a : e.args) {
-    if (a.keyword.empty()) {
-      args.pos.push_back(eval(*a.value, env));
-      args.posSpans.push_back(a.value->span);
-    } else {
-      for (const auto& kv : args.kw)
-        if (kv.first == a.keyword)
-          fail("E0215", a.keywordSpan, "keyword argument `" + a.keyword + "` given twice");
-      args.kw.emplace_back(a.keyword, eval(*a.value, env));
-      args.kwSpans.push_back(a.keywordSpan.to(a.value->span));
-    }
-  }
+  CallArgs args = evalArguments(*this, e.args, e.span, env);
   if (!callee.isCallable())
     fail("E0216", e.callee->span, describe(callee) + " is not callable");
   try {

@@ -5,6 +5,7 @@
 
 #include "base/diagnostics.hpp"
 #include "lang/builtin_args.hpp"
+#include "lang/eval_internal.hpp"
 #include "lang/gather_index.hpp"
 #include "lang/methods.hpp"
 #include "lang/name_hints.hpp"
@@ -93,30 +94,15 @@ Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& e
   if (!self.isArray())
     fail("E0214", m.span, "`." + m.attr + "(...)` needs an array, got " + describe(self),
          shadowedModuleHelp(m, *env).value_or(""));
-  CallArgs args;
-  args.span = e.span;
-  args.pos.push_back(self);
-  args.posSpans.push_back(m.base->span);
-  std::vector<Value> rest;
-  std::vector<Span> restSpans;
-  for (const Argument& a : e.args) {
-    if (!a.keyword.empty()) continue;
-    rest.push_back(eval(*a.value, env));
-    restSpans.push_back(a.value->span);
-  }
+  CallArgs args = evalArguments(*this, e.args, e.span, env);
   // x.reshape(2, 3) and x.transpose(1, 0) take the shape or axes as separate arguments too.
-  if ((m.attr == "reshape" || m.attr == "transpose") && rest.size() > 1) {
-    Span all = restSpans.front().to(restSpans.back());
-    rest = {Value::ofTuple(std::move(rest))};
-    restSpans = {all};
+  if ((m.attr == "reshape" || m.attr == "transpose") && args.pos.size() > 1) {
+    Span all = args.posSpans.front().to(args.posSpans.back());
+    args.pos = {Value::ofTuple(std::move(args.pos))};
+    args.posSpans = {all};
   }
-  args.pos.insert(args.pos.end(), rest.begin(), rest.end());
-  args.posSpans.insert(args.posSpans.end(), restSpans.begin(), restSpans.end());
-  for (const Argument& a : e.args) {
-    if (a.keyword.empty()) continue;
-    args.kw.emplace_back(a.keyword, eval(*a.value, env));
-    args.kwSpans.push_back(a.keywordSpan.to(a.value->span));
-  }
+  args.pos.insert(args.pos.begin(), self);
+  args.posSpans.insert(args.posSpans.begin(), m.base->span);
   Value fn;
   fn.kind = ValueKind::Builtin;
   fn.builtin = &builtins().at(m.attr);
@@ -173,17 +159,7 @@ Value Evaluator::evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std:
   if (!base.isArray()) fail("E0214", at.span, "`.at` needs an array, got " + describe(base));
   AVal x = *base.array;
   std::vector<IndexArg> idx = evalIndexArgs(ix.items, env);
-  CallArgs c;
-  c.span = e.span;
-  for (const Argument& a : e.args) {
-    if (a.keyword.empty()) {
-      c.pos.push_back(eval(*a.value, env));
-      c.posSpans.push_back(a.value->span);
-    } else {
-      c.kw.emplace_back(a.keyword, eval(*a.value, env));
-      c.kwSpans.push_back(a.keywordSpan.to(a.value->span));
-    }
-  }
+  CallArgs c = evalArguments(*this, e.args, e.span, env);
   const std::string what = "x.at[...]." + m.attr;
   if (m.attr == "get") {
     Args a(*this, c, what.c_str(), {"mode=", "fill_value=", "indices_are_sorted=", "unique_indices="});
