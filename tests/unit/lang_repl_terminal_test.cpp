@@ -44,7 +44,8 @@ TEST(Completion, CommandsNamesDtypesAndKeywords) {
   EXPECT_EQ(scn::completionsAt(s, "1 + scale", 9), (std::vector<std::string>{"scale_by", "scaled_value"}));
   EXPECT_EQ(scn::completionsAt(s, "zeros(3, dtype=f6", 17), std::vector<std::string>{"f64"});
   // Keyword arguments of the call the cursor is in: a builtin's, then a fn's.
-  EXPECT_EQ(scn::completionsAt(s, "sum(x, ax", 9), std::vector<std::string>{"axis="});
+  EXPECT_EQ(scn::completionsAt(s, "sum(x, keepd", 12), std::vector<std::string>{"keepdims="});
+  EXPECT_TRUE(has(scn::completionsAt(s, "sum(x, ax", 9), "axis="));  // and names: axis_index
   EXPECT_TRUE(has(scn::completionsAt(s, "scale_by(1.0, fa", 16), "factor="));
   EXPECT_TRUE(has(scn::completionsAt(s, "scale_by(sum(x), a", 18), "axis_count="));
   EXPECT_FALSE(has(scn::completionsAt(s, "scale_by(sum(x), a", 18), "axis="));  // sum's call is closed
@@ -152,16 +153,16 @@ TEST(Terminal, TabCompletesCommandsAndKeywordArguments) {
   ASSERT_TRUE(t.started());
   ASSERT_TRUE(t.waitFor("scn> ")) << t.screen();
   // editline redraws the line with cursor movements, so what the completions did shows in
-  // what the entries then do: `:help cumsum` and a sum over `axis=0`.
+  // what the entries then do: `:help cumsum` and a sum with `keepdims=false`.
   t.type(":he\t");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   t.type(" cums\t");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   t.type("\r");
   ASSERT_TRUE(t.waitFor("cumsum(x, axis=None")) << t.screen();
-  t.type("sum(ones((2, 3)), ax\t");
+  t.type("sum(ones((2, 3)), axis=0, keepd\t");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  t.type("0)\r");
+  t.type("false)\r");
   ASSERT_TRUE(t.waitFor("[2.0, 2.0, 2.0]")) << t.screen();
   t.type("exit()\r");
   EXPECT_EQ(t.exitStatus(), 0) << t.screen();
