@@ -22,12 +22,11 @@ targets=("$@")
 build="${SCN_FUZZ_BUILD:-build-fuzz}"
 jobs="${SCN_FUZZ_JOBS:-2}"
 
-# libFuzzer and the sanitizer runtimes come with clang. SCN_FUZZ_BUILD may name the sanitizer
-# build (scripts/sanitize.sh configures it with SCN_FUZZ=ON), which has the targets already.
+# libFuzzer and the sanitizer runtimes come with clang.
 scripts/ensure-packages.sh || exit 2
-scripts/ensure-packages.sh clang-19 libclang-rt-19-dev || exit 2
+scripts/ensure-packages.sh clang libclang-rt-dev || exit 2
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang-19 CXX=clang++-19 cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
+  CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
 fi
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done

@@ -6,11 +6,7 @@
 # (parallel build and test jobs, default: the number of cores), SCN_SANITIZE_CUDA (default OFF:
 # CI has no GPU, and the CUDA driver is not instrumented).
 # Every UBSan report aborts the test (-fno-sanitize-recover). Debug with -O1, as the sanitizers'
-# documentation advises: asserts stay on, and the interpreter-heavy tests run faster than at -O0;
-# line tables only, which is all a sanitizer's stack trace reads (full debug information made the
-# build a third slower). Built with clang-19 and SCN_FUZZ=ON: the same build has the libFuzzer
-# targets, so CI's fuzz stage runs them from it (SCN_FUZZ_BUILD=build-sanitize scripts/fuzz.sh)
-# instead of building everything a third time.
+# documentation advises: asserts stay on, and the interpreter-heavy tests run faster than at -O0.
 # Leak checking is off by default: LLVM's JIT keeps process-lifetime allocations; set
 # ASAN_OPTIONS yourself to turn it on. Timings and the CI subset are in docs/hardening.md.
 set -euo pipefail
@@ -19,12 +15,9 @@ build="${SCN_SANITIZE_BUILD:-build-sanitize}"
 jobs="${SCN_SANITIZE_JOBS:-$(nproc)}"
 
 scripts/ensure-packages.sh
-scripts/ensure-packages.sh clang-19 libclang-rt-19-dev
 start=$(date +%s)
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only -O1" \
-    -DSCN_SANITIZE=ON -DSCN_FUZZ=ON -DSCN_WITH_CUDA="${SCN_SANITIZE_CUDA:-OFF}" -DSCN_TESTS=ON
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DSCN_SANITIZE=ON -DSCN_WITH_CUDA="${SCN_SANITIZE_CUDA:-OFF}" -DSCN_TESTS=ON
 fi
 # Keep going past a target that fails to build, so the rest of the suite still runs; the
 # failure still fails the script.
