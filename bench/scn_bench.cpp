@@ -312,6 +312,7 @@ void gatherScatter(Session& s, const Options& o) {
   vs.push_back(prepare(s, "bench_fill", {t0, xs}, rec("scn", "G", "scan .at[k].set", "2^" + std::to_string(steps) + " steps")));
   runGroup(std::move(vs), o, 0.3);
   for (const char* g : {"bench_g_t", "bench_g_i", "bench_g_v", "bench_g_t0", "bench_g_xs"}) global(s, g, "0");
+}
 
 /// sort and argsort of 2^22 uniform f32 (issue 16's rows; goal JAX/scn >= 2).
 void sorts(Session& s, const Options& o) {
