@@ -172,10 +172,104 @@ Value scan(Evaluator& ev, CallArgs& c) {
   return Value::ofTuple({carryV, ysV});
 }
 
-// while_loop(cond, body, init)
+/// A branch of a cond: its result for the operands (a tuple of the cond's operands).
+using Branch = std::function<Value(const Value& operands)>;
+
+/// Emits a cond on a traced scalar `p` whose branches take the tuple `operands`; both branches
+/// are traced and must agree in structure and types (E0236).
+Value emitCond(Evaluator& ev, const AVal& p, const Branch& onTrue, Span trueSpan, const Branch& onFalse,
+               Span falseSpan, const Value& operands, Span span) {
+  Flat in = flat(operands, span, "cond operands");
+  size_t pos = 0;
+  Value opVal = rebuild(in.def, in.leaves, pos);
+  auto traceBranch = [&](const Branch& fn, Span s) {
+    return ev.traceBody([&](const std::vector<Value>& params) { return fn(params[0]); }, {opVal}, s, "cond branch",
+                        "a cond operand");
+  };
+  Evaluator::Traced tt = traceBranch(onTrue, trueSpan);
+  Evaluator::Traced tf = traceBranch(onFalse, falseSpan);
+  if (!(tt.outTree == tf.outTree))
+    fail("E0236", span, "cond branches return different structures: " + tt.outTree.str() + " and " + tf.outTree.str());
+  for (size_t i = 0; i < tt.outLeaves.size(); ++i)
+    if (tt.outLeaves[i].type != tf.outLeaves[i].type)
+      fail("E0236", span, "cond branches return different types for output " + std::to_string(i) + ": " +
+                                typeString(tt.outLeaves[i].type) + " (true) and " + typeString(tf.outLeaves[i].type) + " (false)",
+           "both branches must return the same shapes and dtypes");
+  const auto& capF = tf.trace->captured();
+  const auto& capT = tt.trace->captured();
+  // Both branches take (capturesOfFalse..., capturesOfTrue..., operands...).
+  FuncPtr fF = withUnusedParams(*tf.func, capF.size(), capT);
+  FuncPtr fT = withUnusedParams(*tt.func, 0, capF);
+  AVal pred = p.type.dtype == DType::Bool ? p : ev.ops().binary(Op::Ne, p, weakInt(0), span, "cond");
+  std::vector<AVal> inputs = concatLeaves(concatLeaves(concatLeaves({pred}, capF), capT), in.leaves);
+  std::vector<AVal> outs = ev.tracer().apply(Op::Cond, inputs, {}, span, {fF, fT});
+  pos = 0;
+  return rebuild(tt.outTree, outs, pos);
+}
+
+/// f(args...): a call of a user function from a builtin, every argument at `span`.
+Value callAt(Evaluator& ev, const Value& f, std::vector<Value> args, Span span) {
+  CallArgs c;
+  c.pos = std::move(args);
+  c.posSpans.assign(c.pos.size(), span);
+  c.span = span;
+  return ev.call(f, c);
+}
+
+// Note [Bounded while loops]
+// while_loop(cond, body, init, max_steps=N) is a scan of N steps whose body is
+// `cond(cond_fn(x), body, identity, x)`: a step after the condition turned false keeps the carry.
+// Its result is the while loop's when the loop ends within N steps (else the carry after N
+// steps, as Equinox's bounded while loop), and reverse mode differentiates it like any scan
+// (stored carries; the cond differentiates the branch taken), which a while loop cannot
+// (E0274). Forward it costs N steps of the condition however early the loop ends.
+
+/// The scan of a bounded while loop (Note [Bounded while loops]).
+Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, Span span) {
+  const Value cond = a.callable(0), body = a.callable(1);
+  Span condSpan = a.span(0), bodySpan = a.span(1);
+  auto step = [&](const Value& carry) {
+    Value p = callAt(ev, cond, {carry}, condSpan);
+    if (!p.isArray() || p.array->type != Type{DType::Bool, {}})
+      fail("E0235", condSpan, "a while_loop condition must return a bool scalar, got " + describe(p),
+           "compare to get a bool, e.g. `|c| c.0 < n`");
+    if (p.array->isStatic())  // a static condition picks the step at trace time
+      return p.array->concrete->getDouble(0) != 0 ? callAt(ev, body, {carry}, bodySpan) : carry;
+    Branch run = [&](const Value& ops) { return callAt(ev, body, {(*ops.elems)[0]}, bodySpan); };
+    Branch keep = [](const Value& ops) { return (*ops.elems)[0]; };
+    return emitCond(ev, *p.array, run, bodySpan, keep, bodySpan, Value::ofTuple({carry}), span);
+  };
+  auto traceStep = [&] {
+    size_t p = 0;
+    Value carry = rebuild(init.def, init.leaves, p);
+    return ev.traceBody([&](const std::vector<Value>& ps) { return Value::ofTuple({step(ps[0]), Value::none()}); },
+                        {carry}, bodySpan, "while_loop body", "the while_loop carry");
+  };
+  Evaluator::Traced t = traceStep();
+  if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(2))) t = traceStep();
+  CarryStep whileStep = [&](const std::vector<AVal>& carryLeaves) {
+    size_t p = 0;
+    return flat(callAt(ev, body, {rebuild(init.def, carryLeaves, p)}, bodySpan), bodySpan, "while_loop body").leaves;
+  };
+  checkCarry("while_loop", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, bodySpan, whileStep);
+  Attrs at;
+  at.numConsts = static_cast<int>(t.trace->captured().size());
+  at.numCarry = static_cast<int>(init.leaves.size());
+  at.length = maxSteps;
+  std::vector<AVal> outs = ev.tracer().apply(Op::Scan, concatLeaves(t.trace->captured(), init.leaves), at, span, {t.func});
+  size_t pos = 0;
+  return rebuild(init.def, outs, pos);
+}
+
+// while_loop(cond, body, init, max_steps=None)
 Value whileLoop(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "while_loop", {"cond", "body", "init"});
+  Args a(ev, c, "while_loop", {"cond", "body", "init", "max_steps="});
   Flat init = flat(a.get(2), a.span(2), "while_loop init");
+  if (a.has(3) && !a.get(3).isNone()) {
+    int64_t maxSteps = a.integer(3, std::nullopt, StaticUse::Other);
+    if (maxSteps < 0) fail("E0345", a.span(3), "while_loop max_steps must be >= 0, got " + std::to_string(maxSteps));
+    return boundedWhileLoop(ev, a, init, maxSteps, c.span);
+  }
   auto traceLoop = [&] {
     size_t p = 0;
     Value carry = rebuild(init.def, init.leaves, p);
@@ -310,50 +404,13 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
   for (int k = 1; k <= 2; ++k)
     if (!c.pos[k].isCallable()) fail("E0216", c.posSpans[k], "cond: branch must be a function, got " + describe(c.pos[k]));
   std::vector<Value> operands(c.pos.begin() + 3, c.pos.end());
-  if (p.isStatic()) {  // a static predicate picks its branch at trace time
-    CallArgs args;
-    args.pos = operands;
-    args.posSpans.assign(operands.begin() == operands.end() ? 0 : operands.size(), c.span);
-    args.span = c.span;
-    return ev.call(p.concrete->getDouble(0) != 0 ? c.pos[1] : c.pos[2], args);
-  }
-  Value opsTuple = Value::ofTuple(operands);
-  Flat in = flat(opsTuple, c.span, "cond operands");
-  size_t pos = 0;
-  Value opVal = rebuild(in.def, in.leaves, pos);
-  auto spread = [&](const std::vector<Value>& params) {
-    return std::vector<Value>(params[0].elems->begin(), params[0].elems->end());
+  if (p.isStatic())  // a static predicate picks its branch at trace time
+    return callAt(ev, p.concrete->getDouble(0) != 0 ? c.pos[1] : c.pos[2], operands, c.span);
+  auto branch = [&](const Value& fn, Span s) {
+    return [&ev, fn, s](const Value& ops) { return callAt(ev, fn, *ops.elems, s); };
   };
-  auto traceBranch = [&](const Value& fn, Span s) {
-    return ev.traceBody(
-        [&](const std::vector<Value>& params) {
-          CallArgs args;
-          args.pos = spread(params);
-          args.posSpans.assign(args.pos.size(), s);
-          args.span = s;
-          return ev.call(fn, args);
-        },
-        {opVal}, s, "cond branch", "a cond operand");
-  };
-  Evaluator::Traced tt = traceBranch(c.pos[1], c.posSpans[1]);
-  Evaluator::Traced tf = traceBranch(c.pos[2], c.posSpans[2]);
-  if (!(tt.outTree == tf.outTree))
-    fail("E0236", c.span, "cond branches return different structures: " + tt.outTree.str() + " and " + tf.outTree.str());
-  for (size_t i = 0; i < tt.outLeaves.size(); ++i)
-    if (tt.outLeaves[i].type != tf.outLeaves[i].type)
-      fail("E0236", c.span, "cond branches return different types for output " + std::to_string(i) + ": " +
-                                typeString(tt.outLeaves[i].type) + " (true) and " + typeString(tf.outLeaves[i].type) + " (false)",
-           "both branches must return the same shapes and dtypes");
-  const auto& capF = tf.trace->captured();
-  const auto& capT = tt.trace->captured();
-  // Both branches take (capturesOfFalse..., capturesOfTrue..., operands...).
-  FuncPtr fF = withUnusedParams(*tf.func, capF.size(), capT);
-  FuncPtr fT = withUnusedParams(*tt.func, 0, capF);
-  AVal pred = p.type.dtype == DType::Bool ? p : ev.ops().binary(Op::Ne, p, weakInt(0), c.span, "cond");
-  std::vector<AVal> inputs = concatLeaves(concatLeaves(concatLeaves({pred}, capF), capT), in.leaves);
-  std::vector<AVal> outs = ev.tracer().apply(Op::Cond, inputs, {}, c.span, {fF, fT});
-  pos = 0;
-  return rebuild(tt.outTree, outs, pos);
+  return emitCond(ev, p, branch(c.pos[1], c.posSpans[1]), c.posSpans[1], branch(c.pos[2], c.posSpans[2]),
+                  c.posSpans[2], Value::ofTuple(operands), c.span);
 }
 
 // vmap(f, in_axes=0, out_axes=0, axis_size=None)

@@ -124,8 +124,8 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
     case Op::Cond: return cond(b, e, in, need);
     case Op::While:
       fail("E0274", e.span, "reverse-mode differentiation of this while_loop is not supported: its number of steps is not known",
-           "use fori_loop with static bounds or scan (reverse mode stacks one carry per step), or forward mode "
-           "(jvp, jacfwd) which works through while_loop");
+           "give the loop a static step bound, `while_loop(cond, body, init, max_steps=N)` (or use fori_loop with "
+           "static bounds or scan), or use forward mode (jvp, jacfwd), which works through while_loop");
     case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
     case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
     case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:

@@ -32,7 +32,17 @@ def one_hot_labels(r, n, k):
     return np.eye(k, dtype=np.float32)[r.integers(0, k, size=n)]
 
 
+def bounded_shrink(x, max_steps=20):
+    """while_loop(|c| c >= 1.0, |c| c * 0.5, x, max_steps=20) as JAX writes it: a scan over cond."""
+    def step(c, _):
+        return jax.lax.cond(c >= 1.0, lambda v: v * 0.5, lambda v: v, c), None
+    return jax.lax.scan(step, x, None, length=max_steps)[0]
+
+
 CASES = [
+    Case("bounded_while_grad", "fn bounded_while_grad(x) = vmap(grad(|a| while_loop(|c| c >= 1.0, |c| c * 0.5, a, max_steps=20)))(x)",
+         lambda x: jax.vmap(jax.grad(bounded_shrink))(x),
+         lambda r: [np.abs(normal(r, (6,), 20.0)).astype(np.float32)], rtol=1e-6, atol=0),
     Case("mlp_grad", "fn mlp_grad(w1, w2, x) = grad(|a, b| mean(tanh(tanh(x @ a) @ b)), argnums=(0, 1))(w1, w2)",
          lambda w1, w2, x: jax.grad(mlp_loss, argnums=(0, 1))(w1, w2, x),
          lambda r: [normal(r, (4, 8), 0.5), normal(r, (8, 3), 0.5), normal(r, (5, 4))], rtol=1e-5, atol=1e-7),
