@@ -16,7 +16,9 @@
 //   argsort(x)               = sort(x, iota)[1]
 //   sort(x, descending)      = reverse(sort(x))             (ties come out reversed, as in JAX)
 //   argsort(x, descending)   = reverse(sort(reverse(x), reverse(iota))[1])   (ties in order)
-//   top_k(x, k)              = the first k of the descending argsort (ties by lower index)
+//   top_k(x, k)              = the first k of the descending argsort (ties by lower index), in
+//                              lax.top_k's IEEE totalOrder (-NaN first, -0.0 < 0.0): for floats
+//                              the keys are sorted by value and then by their part of totalOrder
 //   unique(x, size)          = the sorted x where it differs from its predecessor, moved to the
 //                              front by a second (stable) sort on the flag
 //   searchsorted(a, v, side) = the rank of each v among concat(v, a) (left) or concat(a, v)

@@ -67,6 +67,26 @@ Value argsort(Evaluator& ev, CallArgs& c) {
   return arr(argsortAlong(ev, x, axis, a.boolean(3, false), c.span));
 }
 
+/// Which part of IEEE totalOrder (lax.top_k's order) a float is in: 0 for a NaN with its sign
+/// bit set, 1 for the rest with the sign bit set (-inf to -0.0), 2 for the sign bit clear (0.0 to
+/// NaN). Within each part sort's order (which has -0.0 equal 0.0 and every NaN last) is totalOrder's.
+AVal totalOrderPart(Evaluator& ev, const AVal& x, Span span) {
+  ArrayOps& o = ev.ops();
+  auto full = [&](DType t, double v) { return o.full(x.type.shape, AVal::of(Array::scalar(t, v)), span); };
+  AVal signBitSet = o.binary(Op::Lt, o.binary(Op::Copysign, full(x.type.dtype, 1), x, span, "top_k"), full(x.type.dtype, 0), span, "top_k");
+  AVal negativePart = o.select(o.unary(Op::IsNan, x, span), full(DType::I32, 0), full(DType::I32, 1), span);
+  return o.select(signBitSet, negativePart, full(DType::I32, 2), span);
+}
+
+/// x and its positions reordered by a stable ascending sort of x in IEEE totalOrder: a stable
+/// sort by x and then one by the part of totalOrder each x is in (integers: the one sort).
+std::vector<AVal> sortInTotalOrder(Evaluator& ev, const AVal& x, const AVal& pos, int64_t axis, Span span) {
+  if (!isFloat(x.type.dtype)) return sortTogether(ev, {x, pos}, axis, span);
+  std::vector<AVal> byValue = sortTogether(ev, {x, totalOrderPart(ev, x, span), pos}, axis, span);
+  std::vector<AVal> byPart = sortTogether(ev, {byValue[1], byValue[0], byValue[2]}, axis, span);
+  return {byPart[1], byPart[2]};
+}
+
 Value topK(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "top_k", {"operand", "k"});
   AVal x = defaultize(a.array(0), a.span(0));
@@ -81,8 +101,8 @@ Value topK(Evaluator& ev, CallArgs& c) {
              " (size " + std::to_string(s[axis]) + ")",
          "k must be between 0 and the size of the last axis");
   // The largest first, ties by lower index: the descending stable argsort's order.
-  std::vector<AVal> r = sortTogether(ev, {reversed(ev, x, axis, c.span), reversed(ev, positions(ev, x, axis, c.span), axis, c.span)},
-                                     axis, c.span);
+  std::vector<AVal> r = sortInTotalOrder(ev, reversed(ev, x, axis, c.span), reversed(ev, positions(ev, x, axis, c.span), axis, c.span),
+                                         axis, c.span);
   std::vector<Value> out;
   for (const AVal& v : r) out.push_back(arr(reversed(ev, leading(ev, v, axis, s[axis] - k, k, c.span), axis, c.span)));
   return Value::ofTuple(std::move(out));

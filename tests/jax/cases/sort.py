@@ -15,6 +15,16 @@ def tied_floats(r, shape):
     return x
 
 
+def signed_specials(r, shape):
+    """Ties of both zeros, NaNs of both signs (-NaN as x86's 0.0 / 0.0, 0xffc00000) and infinities."""
+    x = tied_floats(r, shape)
+    flat = x.reshape(-1)
+    neg_nan = np.array([0xffc00000], dtype=np.uint32).view(np.float32)[0]
+    picks = r.choice(flat.size, size=min(flat.size, 8), replace=False)
+    flat[picks] = np.array([neg_nan, neg_nan, -0.0, 0.0, -0.0, np.nan, -np.inf, np.inf], dtype=np.float32)[:len(picks)]
+    return x
+
+
 CASES = [
     Case("sort_rows", "fn sort_rows(x) = sort(x)", lambda x: jnp.sort(x), lambda r: [tied_floats(r, (4, 33))]),
     Case("sort_axis0_desc", "fn sort_axis0_desc(x) = sort(x, axis=0, descending=true)",
@@ -32,9 +42,19 @@ CASES = [
     # with x64 on, so the case compares the sorted values.
     Case("sort_f64", "fn sort_f64(x) = sort(x)", lambda x: jnp.sort(x),
          lambda r: [floats(r, (2, 40), np.float64)], x64=True),
-    # No -0.0 and no negative NaN: lax.top_k orders those by IEEE totalOrder (docs/language.md).
     Case("top_k_ties", "fn top_k_ties(x) = top_k(x, 5)", lambda x: jax.lax.top_k(x, 5),
          lambda r: [np.abs(tied_floats(r, (4, 12)))]),
+    # lax.top_k's IEEE totalOrder: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN, ties by index.
+    Case("top_k_total_order", "fn top_k_total_order(x) = top_k(x, 8)", lambda x: jax.lax.top_k(x, 8),
+         lambda r: [signed_specials(r, (5, 16))]),
+    Case("top_k_all", "fn top_k_all(x) = top_k(x, 16)", lambda x: jax.lax.top_k(x, 16),
+         lambda r: [signed_specials(r, (3, 16))]),
+    Case("top_k_none", "fn top_k_none(x) = top_k(x, 0)", lambda x: jax.lax.top_k(x, 0),
+         lambda r: [signed_specials(r, (2, 9))]),
+    Case("top_k_f64", "fn top_k_f64(x) = top_k(x, 10)", lambda x: jax.lax.top_k(x, 10),
+         lambda r: [signed_specials(r, (2, 12)).astype(np.float64)], x64=True),
+    Case("top_k_int_extremes", "fn top_k_int_extremes(x) = top_k(x, 7)", lambda x: jax.lax.top_k(x, 7),
+         lambda r: [ints(r, (3, 7), low=-2, high=2, extremes=True)]),
     Case("top_k_int", "fn top_k_int(x) = top_k(x, 3)", lambda x: jax.lax.top_k(x, 3),
          lambda r: [ints(r, (2, 3, 10), low=0, high=4)]),
     Case("unique_size", "fn unique_size(x) = unique(x, size=12)", lambda x: jnp.unique(x, size=12),
