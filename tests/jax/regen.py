@@ -57,8 +57,22 @@ def regen(topic: str, jax, check: bool) -> bool:
     scn_path, npz_path = HERE / "goldens" / f"{topic}.scn", HERE / "goldens" / f"{topic}.npz"
     if check:
         old = np.load(npz_path)
-        bad = [k for k in arrays if k not in old or old[k].dtype != arrays[k].dtype or old[k].shape != arrays[k].shape
-               or not np.allclose(old[k], arrays[k], rtol=1e-6, atol=0, equal_nan=True)]
+        # Inputs are seeded and must be identical; outputs are held to the case's own tolerance,
+        # the one scn is checked with: JAX's BLAS/LAPACK results move in the last bits between
+        # CPUs (an einsum or an eigh on Zen 4 with AVX-512 is not Zen 3's), which is not a stale golden.
+        tolerance = {c.name: (c.rtol, c.atol) for c in cases}
+
+        def same(k):
+            a, b = old[k], arrays[k]
+            if a.dtype != b.dtype or a.shape != b.shape:
+                return False
+            name, _, slot = k.rpartition(".")
+            if slot.startswith("in") or a.dtype.kind not in "fc":
+                return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+            rtol, atol = tolerance[name]
+            return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+
+        bad = [k for k in arrays if k not in old or not same(k)]
         bad += [k for k in old.files if k not in arrays]
         stale = scn_path.read_text() != "".join(source).replace(f"with jax {jax.__version__}", _version_in(scn_path))
         for k in bad:
