@@ -147,11 +147,15 @@ Value identity(Evaluator& ev, CallArgs& c) {
 }
 
 // The sample frequencies k / (d * n) of an n-point FFT for the integers k, as jnp.fft.fftfreq
-// and rfftfreq compute them: k in the (default f32) float type divided by d * n rounded to it,
-// so the values are JAX's bits. d is a static number (JAX also takes a scalar array).
+// and rfftfreq compute them: k in the (default f32) float type times the reciprocal of d * n in
+// that type (XLA turns jnp's division by the constant into that product), so the values are
+// JAX's bits (f64: -5 / 3.0 is ...667, JAX's ...665). d is a static number (JAX also takes a
+// scalar array).
 AVal sampleFrequencies(Evaluator& ev, AVal k, int64_t n, double d, DType out, Span span) {
   DType t = isFloat(out) ? out : DType::F64;
-  AVal r = ev.ops().trueDivide(ev.ops().convert(k, t, span), strongScalar(t, d * static_cast<double>(n)), span);
+  double spacing = d * static_cast<double>(n);
+  double reciprocal = t == DType::F32 ? static_cast<double>(1.0f / static_cast<float>(spacing)) : 1.0 / spacing;
+  AVal r = ev.ops().binary(Op::Mul, ev.ops().convert(k, t, span), strongScalar(t, reciprocal), span, "fftfreq");
   r = ev.ops().convert(r, out, span);
   r.weak = false;
   return r;
