@@ -1,4 +1,5 @@
-// Builtins that create arrays: zeros, ones, full, arange, linspace, eye, array.
+// Builtins that create arrays: zeros, ones, full, arange, linspace, eye, array, and the FFT's
+// sample frequencies fftfreq and rfftfreq.
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -145,6 +146,46 @@ Value identity(Evaluator& ev, CallArgs& c) {
   return arr(ev.ops().convert(r, a.dtype(1).value_or(DType::F32), c.span));
 }
 
+// The sample frequencies k / (d * n) of an n-point FFT for the integers k, as jnp.fft.fftfreq
+// and rfftfreq compute them: k in the (default f32) float type times the reciprocal of d * n in
+// that type (XLA turns jnp's division by the constant into that product), so the values are
+// JAX's bits (f64: -5 / 3.0 is ...667, JAX's ...665). d is a static number (JAX also takes a
+// scalar array).
+AVal sampleFrequencies(Evaluator& ev, AVal k, int64_t n, double d, DType out, Span span) {
+  DType t = isFloat(out) ? out : DType::F64;
+  double spacing = d * static_cast<double>(n);
+  double reciprocal = t == DType::F32 ? static_cast<double>(1.0f / static_cast<float>(spacing)) : 1.0 / spacing;
+  AVal r = ev.ops().binary(Op::Mul, ev.ops().convert(k, t, span), strongScalar(t, reciprocal), span, "fftfreq");
+  r = ev.ops().convert(r, out, span);
+  r.weak = false;
+  return r;
+}
+
+// fftfreq(n, d=1.0, dtype=f32): [0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n), the order of
+// fft's outputs; k = (i + n//2) % n - n//2 as JAX writes it.
+Value fftfreq(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "fftfreq", {"n", "d=", "dtype="});
+  int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
+  double d = a.number(1, 1.0);
+  AVal i = ev.ops().iota(DType::I64, {n}, 0, c.span);
+  AVal half = strongScalar(DType::I64, static_cast<double>(n / 2));
+  AVal k = n == 0 ? i
+                  : ev.ops().binary(Op::Sub,
+                                    ev.ops().binary(Op::Rem, ev.ops().binary(Op::Add, i, half, c.span, "fftfreq"),
+                                                    strongScalar(DType::I64, static_cast<double>(n)), c.span, "fftfreq"),
+                                    half, c.span, "fftfreq");
+  return arr(sampleFrequencies(ev, k, n, d, a.dtype(2).value_or(DType::F32), c.span));
+}
+
+// rfftfreq(n, d=1.0, dtype=f32): [0, 1, ..., n//2] / (d * n), the order of rfft's outputs.
+Value rfftfreq(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "rfftfreq", {"n", "d=", "dtype="});
+  int64_t n = a.integer(0, std::nullopt, StaticUse::Shape);
+  double d = a.number(1, 1.0);
+  AVal k = ev.ops().iota(DType::I64, {n / 2 + 1}, 0, c.span);
+  return arr(sampleFrequencies(ev, k, n, d, a.dtype(2).value_or(DType::F32), c.span));
+}
+
 // array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
 Value array(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "array", {"x", "dtype="});
@@ -188,6 +229,8 @@ BuiltinDefs creationBuiltins() {
               {"eye(n, m=None, k=0, dtype=f32)", "the n x m (m = n when None) matrix with ones on the k-th diagonal, zeros elsewhere", eye},
               {"identity(n, dtype=f32)", "the n x n identity matrix", identity},
               {"array(x, dtype=None)", "an array from a number or a nested tuple of numbers and arrays", array},
+              {"fftfreq(n, d=1.0, dtype=f32)", "the sample frequencies of an n-point fft (d: the sample spacing), as jnp.fft.fftfreq", fftfreq},
+              {"rfftfreq(n, d=1.0, dtype=f32)", "the sample frequencies of an n-point rfft, as jnp.fft.rfftfreq", rfftfreq},
           }};
 }
 

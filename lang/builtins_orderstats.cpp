@@ -225,15 +225,16 @@ FuncPtr logAddExpCombiner(DType t, Span span) {
   return f;
 }
 
-// cumlogsumexp(x, axis=None, reverse=false): log(cumsum(exp(x))) without overflow, as
-// jax.lax.cumlogsumexp (an associative scan with logaddexp; axis=None scans the flattened x, as
-// cumsum does).
+// cumlogsumexp(x, axis=0, reverse=false): log(cumsum(exp(x))) without overflow, as
+// jax.lax.cumlogsumexp(operand, axis=0) (an associative scan with logaddexp). jax.numpy has no
+// cumlogsumexp, so lax's default axis 0 is the one; an explicit axis=None (an scn extension, as
+// cumsum's default) scans the flattened x.
 Value cumlogsumexp(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "cumlogsumexp", {"x", "axis=", "reverse="});
   ArrayOps& ops = ev.ops();
   AVal x = defaultize(a.array(0), a.span(0));
   x = ops.convert(x, floatOf(x.type.dtype), a.span(0));
-  auto axes = a.axes(1);
+  auto axes = a.has(1) ? a.axes(1) : std::optional<std::vector<int64_t>>{std::vector<int64_t>{0}};
   if (!axes) {
     x = ops.reshape(x, {numElements(x.type.shape)}, c.span);
     axes = std::vector<int64_t>{0};
@@ -260,7 +261,7 @@ BuiltinDefs orderStatBuiltins() {
                nanpercentile},
               {"median(x, axis=None, keepdims=false)", "the median of x along axis (NaN where a slice has a NaN)", median},
               {"nanmedian(x, axis=None, keepdims=false)", "the median ignoring NaNs", nanmedian},
-              {"cumlogsumexp(x, axis=None, reverse=false)",
+              {"cumlogsumexp(x, axis=0, reverse=false)",
                "the running log(sum(exp(x))) along axis (of the flattened x when None), without overflow", cumlogsumexp},
           }};
 }

@@ -129,7 +129,12 @@ NumberDecode decodeNumber(std::string_view text) {
   if (!d.suffix.empty()) {
     std::optional<DType> t = dtypeFromName(d.suffix);
     size_t b = mantissaEnd, e = text.size();
-    if (!t) {
+    if (!t && (d.suffix == "j" || d.suffix == "J")) {
+      // Python's imaginary literal: JAX programs write `2.5j`; scn has no complex dtypes yet.
+      setError(d, "E0320", b, e, "complex literals (`" + std::string(text) + "`) are not supported yet",
+               "scn has no complex dtypes yet (c64, c128): keep the real and imaginary parts as two "
+               "real arrays");
+    } else if (!t) {
       setError(d, "E0005", b, e,
                "unknown suffix `" + std::string(d.suffix) + "` on a number literal",
                "the dtype suffixes are " + numberSuffixList() + ", as in `1.5f64` or `3u64`");

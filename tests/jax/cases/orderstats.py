@@ -68,7 +68,10 @@ CASES = [
          lambda r: [plain(r, (4, 7))]),
     # cumlogsumexp: an associative scan with logaddexp, so the rounding of the combination order
     # may differ in the last bits
-    Case("cumlogsumexp_flat", "fn cumlogsumexp_flat(x) = cumlogsumexp(x)",
+    Case("cumlogsumexp_default", "fn cumlogsumexp_default(x) = cumlogsumexp(x)",
+         lambda x: jax.lax.cumlogsumexp(x), lambda r: [plain(r, (4, 5), scale=3.0)], rtol=1e-5, atol=1e-6),
+    # axis=None (an scn extension) scans the flattened array
+    Case("cumlogsumexp_flat", "fn cumlogsumexp_flat(x) = cumlogsumexp(x, axis=None)",
          lambda x: jax.lax.cumlogsumexp(x.ravel()), lambda r: [plain(r, (4, 5), scale=3.0)], rtol=1e-5, atol=1e-6),
     Case("cumlogsumexp_axis", "fn cumlogsumexp_axis(x) = cumlogsumexp(x, axis=1)",
          lambda x: jax.lax.cumlogsumexp(x, axis=1), lambda r: [plain(r, (3, 40), scale=30.0)], rtol=1e-5, atol=1e-6),
