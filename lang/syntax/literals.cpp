@@ -131,7 +131,7 @@ NumberDecode decodeNumber(std::string_view text) {
     size_t b = mantissaEnd, e = text.size();
     if (!t && (d.suffix == "j" || d.suffix == "J")) {
       // Python's imaginary literal: JAX programs write `2.5j`; scn has no complex dtypes yet.
-      setError(d, "E0320", b, e, "complex literals (`" + std::string(text) + "`) are not supported yet",
+      setError(d, "E0023", b, e, "complex literals (`" + std::string(text) + "`) are not supported yet",
                "scn has no complex dtypes yet (c64, c128): keep the real and imaginary parts as two "
                "real arrays");
     } else if (!t) {
