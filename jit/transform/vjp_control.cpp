@@ -1,6 +1,7 @@
 // Reverse mode of the control-flow ops (Note [Autodiff design] in vjp.cpp): a scan stacks the
-// carry entering each step and a reversed scan runs the body's VJP; a cond runs the VJP of the
-// branch it took; a while loop is an error.
+// carry entering each step (with checkpoints, each segment: Note [Scan checkpoints]) and a
+// reversed scan runs the body's VJP; a cond runs the VJP of the branch it took; a while loop is
+// an error.
 #include <algorithm>
 
 #include "base/diagnostics.hpp"
