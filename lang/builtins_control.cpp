@@ -246,7 +246,8 @@ Value callAt(Evaluator& ev, const Value& f, std::vector<Value> args, Span span) 
 // Its result is the while loop's when the loop ends within N steps (else the carry after N
 // steps, as Equinox's bounded while loop), and reverse mode differentiates it like any scan
 // (stored carries; the cond differentiates the branch taken), which a while loop cannot
-// (E0274). Forward it costs N steps of the condition however early the loop ends.
+// (E0274); `checkpoints=` checkpoints that scan (Note [Scan checkpoints]). Forward it costs N
+// steps of the condition however early the loop ends.
 
 /// The scan of a bounded while loop (Note [Bounded while loops]).
 Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int64_t checkpoints, Span span) {
