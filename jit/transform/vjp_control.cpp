@@ -3,8 +3,10 @@
 // reversed scan runs the body's VJP; a cond runs the VJP of the branch it took; a while loop is
 // an error.
 #include <algorithm>
+#include <string_view>
 
 #include "base/diagnostics.hpp"
+#include "jit/autodiff.hpp"
 #include "jit/transform/ad.hpp"
 #include "jit/transform/batch_rules.hpp"
 
@@ -156,6 +158,9 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
 // binomial (revolve) schedule with several levels is not implemented. The shorter last segment
 // is an outer scan of one segment of its own, so no step is padded or guarded.
 
+// The name suffix of the outer backward scan's body: what checkpointCounts looks for.
+constexpr std::string_view kSegmentBackward = "_segment_backward";
+
 // One run of equal segments of a checkpointed scan: `segments` segments of `steps` steps that
 // start at step `first` of the scan (in index order of the xs).
 struct SegmentRun {
@@ -237,7 +242,7 @@ FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps,
   size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
   size_t ny = body.results.size() - nk;
   auto g = std::make_shared<Func>();
-  g->name = body.name + "_segment_backward";
+  g->name = body.name + std::string(kSegmentBackward);
   auto params = [&](size_t from, size_t n, bool stacked, const std::vector<int>& vars) {
     std::vector<int> vs;
     for (size_t i = 0; i < n; ++i) {
@@ -383,3 +388,30 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
 }
 
 }  // namespace scn::ad
+
+namespace scn {
+
+CheckpointCounts checkpointCounts(const Func& f) {
+  CheckpointCounts c;
+  for (const Eqn& e : f.eqns)
+    for (const FuncPtr& sub : e.subs) {
+      // A scan body runs once per step: what it stores and recomputes counts that often.
+      int64_t times = e.op == Op::Scan ? e.attrs.length : 1;
+      CheckpointCounts inner = checkpointCounts(*sub);
+      c.storedCarries += times * inner.storedCarries;
+      c.recomputedSteps += times * inner.recomputedSteps;
+      bool segments = e.op == Op::Scan && sub->name.size() >= ad::kSegmentBackward.size() &&
+                      sub->name.compare(sub->name.size() - ad::kSegmentBackward.size(), std::string::npos,
+                                        ad::kSegmentBackward) == 0;
+      if (!segments) continue;
+      c.storedCarries += e.attrs.length;  // one carry per segment
+      for (const Eqn& q : sub->eqns)      // the recomputing (storing) scan of the segment
+        if (q.op == Op::Scan) {
+          c.recomputedSteps += e.attrs.length * q.attrs.length;
+          break;
+        }
+    }
+  return c;
+}
+
+}  // namespace scn

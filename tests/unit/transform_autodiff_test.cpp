@@ -335,6 +335,11 @@ TEST(ScanCheckpoints, TheForwardPassStoresOnlySegmentBoundaries) {
     if (e.op == Op::Scan) lengths.push_back(e.attrs.length);
   EXPECT_EQ(lengths, (std::vector<int64_t>{2, 1, 1, 2}));  // forward runs, then backward in reverse
   EXPECT_NE(printFunc(*g).find("f64[2,3]"), std::string::npos);
+  // What --stats shows: 3 stored carries, each of the 10 steps recomputed once.
+  CheckpointCounts counts = checkpointCounts(*g);
+  EXPECT_EQ(counts.storedCarries, 3);
+  EXPECT_EQ(counts.recomputedSteps, 10);
+  EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true})).storedCarries, 0);
 }
 
 TEST(Autodiff, EveryOpHasADifferentiationKind) {
