@@ -164,6 +164,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     if (opts_.onCompile) opts_.onCompile(optimised);
     CompileStats cs;
     c.backend = backendName_;
+    c.checkpoints = checkpointCounts(*f);
     // The CUDA backends keep their buffers in (emulated) device memory: RunStats::peakBytes.
     c.device = backendName_ == "cuda" || backendName_ == "cuda-emu";
     try {
@@ -193,6 +194,8 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     rec->runMs = rs.runMs;
     rec->copiedBytes = rs.copiedBytes;
     rec->inPlaceUpdates = rs.inPlaceUpdates;
+    rec->checkpointedCarries = c.checkpoints.storedCarries;
+    rec->recomputedSteps = c.checkpoints.recomputedSteps;
     rec->device = c.device;
     rec->measured = c.backend.rfind("interp", 0) != 0;  // the interpreter does not measure
     if (c.device) {

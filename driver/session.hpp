@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "driver/compile_notice.hpp"
+#include "jit/autodiff.hpp"
 #include "jit/backend.hpp"
 #include "jit/disk_cache.hpp"
 #include "base/diagnostics.hpp"
@@ -113,6 +114,7 @@ class Session {
     std::unique_ptr<Executable> exe;
     std::string backend;  // as --stats shows it, with any fallback
     bool device = false;  // peakBytes of its runs count device memory
+    CheckpointCounts checkpoints;  // of each run (--stats)
   };
   std::map<const Func*, Compiled> executables_;
   std::map<const Func*, FuncPtr> keepFuncs_;

@@ -43,6 +43,9 @@ const SummaryField kSummaryFields[] = {
      true},
     {"copied", Combine::Sum, Unit::Bytes, [](const CallRecord& r) { return double(r.copiedBytes); }, true},
     {"in-place", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.inPlaceUpdates); }, true},
+    {"checkpointed-carries", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.checkpointedCarries); },
+     true},
+    {"recomputed-steps", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.recomputedSteps); }, true},
 };
 constexpr size_t kFieldCount = sizeof kSummaryFields / sizeof kSummaryFields[0];
 

@@ -30,6 +30,14 @@ FuncPtr jvpFunc(const Func& f, const std::vector<bool>& wrt);
 /// an op that has forward mode only, E0276 through an op without a rule.
 FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt);
 
+/// What the checkpointed scans of a function differentiated in reverse mode store and recompute
+/// (Note [Scan checkpoints] in jit/transform/vjp_control.cpp), over all their executions: the
+/// carries stored at segment boundaries and the steps run again in the backward pass.
+struct CheckpointCounts {
+  int64_t storedCarries = 0, recomputedSteps = 0;
+};
+CheckpointCounts checkpointCounts(const Func& f);
+
 }  // namespace scn
 
 namespace scn {

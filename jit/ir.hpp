@@ -112,6 +112,9 @@ struct Attrs {
   int64_t length = 0;
   bool reverse = false;
   int64_t unroll = 1;
+  // Scan under reverse mode: store the carry every ceil(length / checkpoints) steps and
+  // recompute the steps between (Note [Scan checkpoints] in vjp_control.cpp); 0 stores every step.
+  int64_t checkpoints = 0;
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;

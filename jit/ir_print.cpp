@@ -59,10 +59,13 @@ std::vector<std::string> attrItems(const Eqn& e) {
     case OpCategory::DotGeneral:
       return {"lhs_contract=" + list(a.lhsContract), "rhs_contract=" + list(a.rhsContract),
               "lhs_batch=" + list(a.lhsBatch), "rhs_batch=" + list(a.rhsBatch)};
-    case OpCategory::Scan:
-      return {"length=" + std::to_string(a.length), std::string("reverse=") + boolText(a.reverse),
-              "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
-              "num_carry=" + std::to_string(a.numCarry)};
+    case OpCategory::Scan: {
+      std::vector<std::string> r{"length=" + std::to_string(a.length), std::string("reverse=") + boolText(a.reverse),
+                                 "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
+                                 "num_carry=" + std::to_string(a.numCarry)};
+      if (a.checkpoints > 0) r.push_back("checkpoints=" + std::to_string(a.checkpoints));
+      return r;
+    }
     case OpCategory::While:
       return {"num_cond_consts=" + std::to_string(a.numConsts),
               "num_body_consts=" + std::to_string(a.numBodyConsts)};

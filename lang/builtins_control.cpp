@@ -101,9 +101,31 @@ AVal sliceType(const AVal& x) {  // the per-iteration slice of a scanned array
   return s;
 }
 
-// scan(f, init, xs=None, length=None, reverse=false, unroll=1)
+/// The number of carries a scan of `length` steps stores in reverse mode from its
+/// `checkpoints=` argument at `i` (Note [Scan checkpoints] in jit/transform/vjp_control.cpp): a
+/// positive integer (E0360) or "sqrt" for ceil(sqrt(length)) (E0361); at most `length`; 0 when
+/// absent (every carry is stored).
+int64_t scanCheckpoints(const Args& a, size_t i, int64_t length, const char* fn) {
+  if (!a.has(i) || a.get(i).isNone()) return 0;
+  const Value& v = a.get(i);
+  std::string what = std::string(fn) + " checkpoints";
+  const char* help = "pass a positive integer number of stored carries, or \"sqrt\" for ceil(sqrt(n)) of n steps";
+  int64_t k = 0;
+  if (v.kind == ValueKind::String) {
+    if (v.str != "sqrt") fail("E0361", a.span(i), what + " must be a positive integer or \"sqrt\", got \"" + v.str + "\"", help);
+    while (k * k < length) ++k;  // ceil(sqrt(length)), exact in integers
+    return k;
+  }
+  if (!v.isArray() || isFloat(v.array->type.dtype) || v.array->type.dtype == DType::Bool || !v.array->type.shape.empty())
+    fail("E0361", a.span(i), what + " must be a positive integer or \"sqrt\", got " + describe(v), help);
+  k = a.integer(i, std::nullopt);
+  if (k < 1) fail("E0360", a.span(i), what + " must be >= 1, got " + std::to_string(k), help);
+  return std::min(k, length);
+}
+
+// scan(f, init, xs=None, length=None, reverse=false, unroll=1, checkpoints=None)
 Value scan(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "scan", {"f", "init", "xs=", "length=", "reverse=", "unroll="});
+  Args a(ev, c, "scan", {"f", "init", "xs=", "length=", "reverse=", "unroll=", "checkpoints="});
   const Value& f = a.callable(0);
   Flat init = flat(a.get(1), a.span(1), "scan init");
   Flat xs;
@@ -130,6 +152,7 @@ Value scan(Evaluator& ev, CallArgs& c) {
   bool reverse = a.boolean(4, false);
   int64_t unroll = a.integer(5, 1);
   if (unroll < 1) fail("E0231", a.span(5), "scan unroll must be >= 1, got " + std::to_string(unroll));
+  int64_t checkpoints = scanCheckpoints(a, 6, *length, "scan");
 
   size_t pos = 0;
   std::vector<AVal> xSlices;
@@ -161,6 +184,7 @@ Value scan(Evaluator& ev, CallArgs& c) {
   at.length = *length;
   at.reverse = reverse;
   at.unroll = unroll;
+  at.checkpoints = checkpoints;
   std::vector<AVal> in = concatLeaves(concatLeaves(t.trace->captured(), init.leaves), xs.leaves);
   std::vector<AVal> outs = ev.tracer().apply(Op::Scan, in, at, c.span, {t.func});
   std::vector<AVal> carryOut(outs.begin(), outs.begin() + at.numCarry);
@@ -222,10 +246,11 @@ Value callAt(Evaluator& ev, const Value& f, std::vector<Value> args, Span span) 
 // Its result is the while loop's when the loop ends within N steps (else the carry after N
 // steps, as Equinox's bounded while loop), and reverse mode differentiates it like any scan
 // (stored carries; the cond differentiates the branch taken), which a while loop cannot
-// (E0274). Forward it costs N steps of the condition however early the loop ends.
+// (E0274); `checkpoints=` checkpoints that scan (Note [Scan checkpoints]). Forward it costs N
+// steps of the condition however early the loop ends.
 
 /// The scan of a bounded while loop (Note [Bounded while loops]).
-Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, Span span) {
+Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int64_t checkpoints, Span span) {
   const Value cond = a.callable(0), body = a.callable(1);
   Span condSpan = a.span(0), bodySpan = a.span(1);
   auto step = [&](const Value& carry) {
@@ -256,20 +281,24 @@ Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, Spa
   at.numConsts = static_cast<int>(t.trace->captured().size());
   at.numCarry = static_cast<int>(init.leaves.size());
   at.length = maxSteps;
+  at.checkpoints = checkpoints;
   std::vector<AVal> outs = ev.tracer().apply(Op::Scan, concatLeaves(t.trace->captured(), init.leaves), at, span, {t.func});
   size_t pos = 0;
   return rebuild(init.def, outs, pos);
 }
 
-// while_loop(cond, body, init, max_steps=None)
+// while_loop(cond, body, init, max_steps=None, checkpoints=None)
 Value whileLoop(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "while_loop", {"cond", "body", "init", "max_steps="});
+  Args a(ev, c, "while_loop", {"cond", "body", "init", "max_steps=", "checkpoints="});
   Flat init = flat(a.get(2), a.span(2), "while_loop init");
   if (a.has(3) && !a.get(3).isNone()) {
     int64_t maxSteps = a.integer(3, std::nullopt, StaticUse::Other);
     if (maxSteps < 0) fail("E0345", a.span(3), "while_loop max_steps must be >= 0, got " + std::to_string(maxSteps));
-    return boundedWhileLoop(ev, a, init, maxSteps, c.span);
+    return boundedWhileLoop(ev, a, init, maxSteps, scanCheckpoints(a, 4, maxSteps, "while_loop"), c.span);
   }
+  if (a.has(4) && !a.get(4).isNone())
+    fail("E0362", a.span(4), "while_loop checkpoints needs max_steps=N, a static step bound",
+         "checkpointing splits the loop's steps into segments: give `max_steps=N`, or drop `checkpoints=`");
   auto traceLoop = [&] {
     size_t p = 0;
     Value carry = rebuild(init.def, init.leaves, p);

@@ -110,6 +110,8 @@ struct CallRecord {
   /// backend has a device (`device`). The interpreter does not measure (`measured` false).
   size_t peakBytes = 0, devicePeakBytes = 0, copiedBytes = 0;
   int64_t inPlaceUpdates = 0;  // RunStats::inPlaceUpdates
+  /// Carries stored and steps recomputed by checkpointed scans (jit/autodiff.hpp CheckpointCounts).
+  int64_t checkpointedCarries = 0, recomputedSteps = 0;
   bool device = false, measured = true;
   int kernels = 0;
   std::string backend;

@@ -28,6 +28,8 @@ namespace scn {
 // intermediates from the stored carry. That costs one more forward evaluation of the body per
 // step and stores n carries rather than every intermediate of every step: the memory of the
 // gradient of a long scan is the size of its carries, not of its bodies' temporaries.
+// scan(..., checkpoints=k) stores k of the n carries and recomputes the rest (Note [Scan
+// checkpoints] in vjp_control.cpp).
 // while_loop has no reverse mode (the number of steps is not known to stack residuals): E0274.
 //
 // Note [Stop gradient]

@@ -1,7 +1,12 @@
 // Reverse mode of the control-flow ops (Note [Autodiff design] in vjp.cpp): a scan stacks the
-// carry entering each step and a reversed scan runs the body's VJP; a cond runs the VJP of the
-// branch it took; a while loop is an error.
+// carry entering each step (with checkpoints, each segment: Note [Scan checkpoints]) and a
+// reversed scan runs the body's VJP; a cond runs the VJP of the branch it took; a while loop is
+// an error.
+#include <algorithm>
+#include <string_view>
+
 #include "base/diagnostics.hpp"
+#include "jit/autodiff.hpp"
 #include "jit/transform/ad.hpp"
 #include "jit/transform/batch_rules.hpp"
 
@@ -59,37 +64,271 @@ FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx) {
   return g;
 }
 
+// The forward scan of reverse mode: the scan with the carry entering each step as extra ys.
+// Returns its outputs: carry, ys, then the stored carries (one per step).
+std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& in) {
+  auto fwd = std::make_shared<Func>(body);
+  size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
+  for (size_t i = 0; i < nk; ++i) fwd->results.push_back(body.params[nc + i]);
+  Attrs a = attrs;
+  a.checkpoints = 0;
+  return b.emit(Op::Scan, in, std::move(a), {fwd});
+}
+
+// The backward scan: runs the body's VJP over the steps in the opposite order, from the
+// cotangent of the carry after the last step and the consts' cotangents so far (`acc`), given the
+// stored carries, the xs and the ys' cotangents. Returns (ct carry before the first step, ct
+// consts, ct xs).
+std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& consts,
+                              const std::vector<int>& ctCarry, const std::vector<int>& acc,
+                              const std::vector<int>& stored, const std::vector<int>& xs, const std::vector<int>& ctYs) {
+  std::vector<int> args = consts;
+  for (const std::vector<int>* part : {&ctCarry, &acc, &stored, &xs, &ctYs}) args.insert(args.end(), part->begin(), part->end());
+  Attrs a = attrs;
+  a.numCarry = static_cast<int>(ctCarry.size() + consts.size());
+  a.reverse = !a.reverse;
+  a.checkpoints = 0;
+  std::vector<int> r = b.emit(Op::Scan, std::move(args), std::move(a),
+                              {backwardBody(body, consts.size(), ctCarry.size(), xs.size())});
+  size_t nk = ctCarry.size(), nc = consts.size();
+  std::vector<int> out = slice(r, 0, nk);
+  std::vector<int> ctc = slice(r, nk, nk + nc), ctx = slice(r, nk + nc, r.size());
+  out.insert(out.end(), ctc.begin(), ctc.end());
+  out.insert(out.end(), ctx.begin(), ctx.end());
+  return out;
+}
+
+// The ys' cotangents of a scan, zeros where they are symbolic.
+std::vector<int> ysCotangents(Builder& b, const Func& body, const Attrs& attrs, const std::vector<Tan>& ct) {
+  size_t nk = static_cast<size_t>(attrs.numCarry);
+  std::vector<int> r;
+  for (size_t j = nk; j < body.results.size(); ++j) {
+    Type yt = body.type(body.results[j]);
+    yt.shape.insert(yt.shape.begin(), attrs.length);
+    r.push_back(b.instantiate(ct[j], yt));
+  }
+  return r;
+}
+
+// In reverse mode the cotangents are returned per scan input: consts, carry, xs.
+std::vector<Tan> inputCotangents(const std::vector<int>& r, size_t nc, size_t nk, const std::vector<bool>& need) {
+  std::vector<int> cts = slice(r, nk, nk + nc);
+  std::vector<int> ctk = slice(r, 0, nk), ctx = slice(r, nk + nc, r.size());
+  cts.insert(cts.end(), ctk.begin(), ctk.end());
+  cts.insert(cts.end(), ctx.begin(), ctx.end());
+  return keepNeeded(cts, need);
+}
+
+Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need);
+
 Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
+  if (e.attrs.checkpoints > 0 && e.attrs.length > 0) return checkpointedScan(b, e, in, need);
   const Func& body = *e.subs[0];
   size_t nc = static_cast<size_t>(e.attrs.numConsts), nk = static_cast<size_t>(e.attrs.numCarry);
-  size_t nx = in.size() - nc - nk, ny = body.results.size() - nk;
-  // Forward: the carry entering each step becomes extra ys.
-  auto fwd = std::make_shared<Func>(body);
-  for (size_t i = 0; i < nk; ++i) fwd->results.push_back(body.params[nc + i]);
-  std::vector<int> out = b.emit(Op::Scan, in, e.attrs, {fwd});
+  size_t ny = body.results.size() - nk;
+  std::vector<int> out = storingScan(b, body, e.attrs, in);
   std::vector<int> primal = slice(out, 0, nk + ny), stored = slice(out, nk + ny, out.size());
   Eqn eq = e;
-  Backward backward = [eq, in, need, stored, nc, nk, nx, ny](Builder& bb, const std::vector<Tan>& ct) {
-    std::vector<int> args = slice(in, 0, nc);
-    for (size_t i = 0; i < nk; ++i) args.push_back(bb.instantiate(ct[i], bb.type(in[nc + i])));
-    for (size_t i = 0; i < nc; ++i) args.push_back(bb.zeros(bb.type(in[i])));
-    args.insert(args.end(), stored.begin(), stored.end());
-    for (size_t i = nc + nk; i < in.size(); ++i) args.push_back(in[i]);
-    for (size_t j = 0; j < ny; ++j) {
-      Type yt = eq.subs[0]->type(eq.subs[0]->results[nk + j]);
-      yt.shape.insert(yt.shape.begin(), eq.attrs.length);
-      args.push_back(bb.instantiate(ct[nk + j], yt));
+  Backward backward = [eq, in, need, stored, nc, nk](Builder& bb, const std::vector<Tan>& ct) {
+    const Func& body = *eq.subs[0];
+    std::vector<int> ctCarry, acc;
+    for (size_t i = 0; i < nk; ++i) ctCarry.push_back(bb.instantiate(ct[i], bb.type(in[nc + i])));
+    for (size_t i = 0; i < nc; ++i) acc.push_back(bb.zeros(bb.type(in[i])));
+    std::vector<int> r = backwardScan(bb, body, eq.attrs, slice(in, 0, nc), ctCarry, acc, stored,
+                                      slice(in, nc + nk, in.size()), ysCotangents(bb, body, eq.attrs, ct));
+    return inputCotangents(r, nc, nk, need);
+  };
+  return {primal, backward};
+}
+
+// Note [Scan checkpoints]
+// scan(..., checkpoints=k) trades recomputation for memory in reverse mode. The n steps are cut
+// into segments of L = ceil(n / k) steps (the last one shorter when L does not divide n), in
+// the order the scan runs them. The forward pass is an outer scan over the segments whose body
+// runs one segment (an inner scan of L steps) and stores only the carry entering it: k carries
+// rather than n. The backward pass is a reversed outer scan whose body recomputes its segment
+// from the stored carry with the storing forward scan above (L carries) and then runs the
+// backward scan over it. Both passes evaluate the same equations in the same order as the
+// unsegmented scan, and the consts' cotangents are accumulated through the segments in one
+// running sum (the outer backward scan carries it into each inner one rather than starting
+// each segment from zero), so the gradient is the stored-residual gradient bit for bit; the
+// forward results are the plain scan's. Peak memory: k boundary carries plus one segment's L
+// carries (2 sqrt(n) for checkpoints="sqrt"); cost: one more forward evaluation of each step.
+// This is the simplest schedule, evenly spaced snapshots and one recomputation level; the
+// binomial (revolve) schedule with several levels is not implemented. The shorter last segment
+// is an outer scan of one segment of its own, so no step is padded or guarded.
+
+// The name suffix of the outer backward scan's body: what checkpointCounts looks for.
+constexpr std::string_view kSegmentBackward = "_segment_backward";
+
+// One run of equal segments of a checkpointed scan: `segments` segments of `steps` steps that
+// start at step `first` of the scan (in index order of the xs).
+struct SegmentRun {
+  int64_t first, segments, steps;
+};
+
+// The inner scan of a segment: the original scan's attributes with its length.
+Attrs segmentAttrs(const Attrs& attrs, int64_t steps) {
+  Attrs a = attrs;
+  a.length = steps;
+  a.checkpoints = 0;
+  return a;
+}
+
+// The outer scan's attributes over `segments` segments.
+Attrs outerAttrs(const Attrs& attrs, int64_t segments, int numCarry) {
+  Attrs a = attrs;
+  a.length = segments;
+  a.numCarry = numCarry;
+  a.unroll = 1;
+  a.checkpoints = 0;
+  return a;
+}
+
+// x[first : first + segments * steps] reshaped to (segments, steps, ...).
+int segmentsOf(Builder& b, int x, const SegmentRun& run) {
+  Type t = b.type(x);
+  Attrs a;
+  a.starts.assign(t.shape.size(), 0);
+  a.starts[0] = run.first;
+  a.limits = t.shape;
+  a.limits[0] = run.first + run.segments * run.steps;
+  a.strides.assign(t.shape.size(), 1);
+  int s = a.starts[0] == 0 && a.limits[0] == t.shape[0] ? x : b.emit1(Op::Slice, {x}, std::move(a));
+  Shape shape = t.shape;
+  shape[0] = run.steps;
+  shape.insert(shape.begin(), run.segments);
+  return b.reshape(s, shape);
+}
+
+// (segments, steps, ...) back to (segments * steps, ...).
+int flatSegments(Builder& b, int x) {
+  Shape shape = b.type(x).shape;
+  shape[1] *= shape[0];
+  shape.erase(shape.begin());
+  return b.reshape(x, shape);
+}
+
+// Concatenates per-run pieces along axis 0 in index order.
+int concatRuns(Builder& b, std::vector<int> pieces) {
+  if (pieces.size() == 1) return pieces[0];
+  Attrs a;
+  a.axes = {0};
+  return b.emit1(Op::Concat, std::move(pieces), std::move(a));
+}
+
+// The body of the outer forward scan: (consts, carry, x segments) -> (carry, y segments, the
+// carry that entered the segment).
+FuncPtr segmentForwardBody(const Func& body, const Attrs& attrs, int64_t steps, size_t nx) {
+  size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
+  auto g = std::make_shared<Func>();
+  g->name = body.name + "_segment";
+  for (size_t i = 0; i < nc + nk; ++i) g->params.push_back(g->newVar(body.type(body.params[i])));
+  for (size_t i = 0; i < nx; ++i) {
+    Type t = body.type(body.params[nc + nk + i]);
+    t.shape.insert(t.shape.begin(), steps);
+    g->params.push_back(g->newVar(t));
+  }
+  Builder gb{*g, Span{}};
+  g->results = gb.emit(Op::Scan, g->params, segmentAttrs(attrs, steps), {std::make_shared<Func>(body)});
+  for (size_t i = 0; i < nk; ++i) g->results.push_back(g->params[nc + i]);
+  return g;
+}
+
+// The body of the outer backward scan: (consts, ct carry, ct consts so far, stored carry, x
+// segment, ct y segment) -> (ct carry before the segment, ct consts so far, ct x segment); it
+// recomputes the segment's carries from the stored one.
+FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps, size_t nx) {
+  size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
+  size_t ny = body.results.size() - nk;
+  auto g = std::make_shared<Func>();
+  g->name = body.name + std::string(kSegmentBackward);
+  auto params = [&](size_t from, size_t n, bool stacked, const std::vector<int>& vars) {
+    std::vector<int> vs;
+    for (size_t i = 0; i < n; ++i) {
+      Type t = body.type(vars[from + i]);
+      if (stacked) t.shape.insert(t.shape.begin(), steps);
+      vs.push_back(g->newVar(t));
+      g->params.push_back(vs.back());
     }
-    Attrs a = eq.attrs;
-    a.numConsts = static_cast<int>(nc);
-    a.numCarry = static_cast<int>(nk + nc);
-    a.reverse = !a.reverse;
-    std::vector<int> r = bb.emit(Op::Scan, std::move(args), std::move(a), {backwardBody(*eq.subs[0], nc, nk, nx)});
-    std::vector<int> cts = slice(r, nk, nk + nc);  // consts
-    std::vector<int> ctk = slice(r, 0, nk), ctx = slice(r, nk + nc, r.size());
-    cts.insert(cts.end(), ctk.begin(), ctk.end());
-    cts.insert(cts.end(), ctx.begin(), ctx.end());
-    return keepNeeded(cts, need);
+    return vs;
+  };
+  std::vector<int> consts = params(0, nc, false, body.params), ctCarry = params(nc, nk, false, body.params),
+                   acc = params(0, nc, false, body.params), start = params(nc, nk, false, body.params),
+                   xs = params(nc + nk, nx, true, body.params), ctYs = params(nk, ny, true, body.results);
+  Builder gb{*g, Span{}};
+  Attrs inner = segmentAttrs(attrs, steps);
+  std::vector<int> in = consts;
+  in.insert(in.end(), start.begin(), start.end());
+  in.insert(in.end(), xs.begin(), xs.end());
+  std::vector<int> out = storingScan(gb, body, inner, in);
+  std::vector<int> stored = slice(out, nk + ny, out.size());
+  g->results = backwardScan(gb, body, inner, consts, ctCarry, acc, stored, xs, ctYs);
+  return g;
+}
+
+Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
+  const Func& body = *e.subs[0];
+  const Attrs& attrs = e.attrs;
+  size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
+  size_t nx = in.size() - nc - nk, ny = body.results.size() - nk;
+  int64_t n = attrs.length, steps = (n + attrs.checkpoints - 1) / attrs.checkpoints;
+  int64_t full = n / steps, rest = n % steps;
+  // The runs in the order the scan executes them: the full segments first, then the short one.
+  std::vector<SegmentRun> runs{{attrs.reverse ? rest : 0, full, steps}};
+  if (rest > 0) runs.push_back({attrs.reverse ? 0 : full * steps, 1, rest});
+  std::vector<int> consts = slice(in, 0, nc), carry = slice(in, nc, nc + nk), xs = slice(in, nc + nk, in.size());
+  std::vector<std::vector<int>> ysPieces(ny), stored;
+  for (const SegmentRun& run : runs) {
+    std::vector<int> args = consts;
+    args.insert(args.end(), carry.begin(), carry.end());
+    for (int x : xs) args.push_back(segmentsOf(b, x, run));
+    std::vector<int> out = b.emit(Op::Scan, std::move(args), outerAttrs(attrs, run.segments, attrs.numCarry),
+                                  {segmentForwardBody(body, attrs, run.steps, nx)});
+    carry = slice(out, 0, nk);
+    for (size_t j = 0; j < ny; ++j) ysPieces[j].push_back(flatSegments(b, out[nk + j]));
+    stored.push_back(slice(out, nk + ny, out.size()));
+  }
+  // ys in index order: a reversed scan ran its last steps first.
+  bool indexOrder = !attrs.reverse;
+  std::vector<int> primal = carry;
+  for (std::vector<int>& pieces : ysPieces) {
+    if (!indexOrder) std::reverse(pieces.begin(), pieces.end());
+    primal.push_back(concatRuns(b, pieces));
+  }
+  Eqn eq = e;
+  Backward backward = [eq, in, need, stored, runs, nc, nk, nx](Builder& bb, const std::vector<Tan>& ct) {
+    const Func& body = *eq.subs[0];
+    const Attrs& attrs = eq.attrs;
+    std::vector<int> ctCarry, acc;
+    for (size_t i = 0; i < nk; ++i) ctCarry.push_back(bb.instantiate(ct[i], bb.type(in[nc + i])));
+    for (size_t i = 0; i < nc; ++i) acc.push_back(bb.zeros(bb.type(in[i])));
+    std::vector<int> ctYs = ysCotangents(bb, body, attrs, ct);
+    std::vector<std::vector<int>> ctXsPieces(nx);
+    for (size_t p = runs.size(); p-- > 0;) {
+      const SegmentRun& run = runs[p];
+      std::vector<int> args = slice(in, 0, nc);
+      args.insert(args.end(), ctCarry.begin(), ctCarry.end());
+      args.insert(args.end(), acc.begin(), acc.end());
+      args.insert(args.end(), stored[p].begin(), stored[p].end());
+      for (size_t i = 0; i < nx; ++i) args.push_back(segmentsOf(bb, in[nc + nk + i], run));
+      for (int y : ctYs) args.push_back(segmentsOf(bb, y, run));
+      Attrs a = outerAttrs(attrs, run.segments, static_cast<int>(nk + nc));
+      a.reverse = !attrs.reverse;
+      std::vector<int> r = bb.emit(Op::Scan, std::move(args), std::move(a),
+                                   {segmentBackwardBody(body, attrs, run.steps, nx)});
+      ctCarry = slice(r, 0, nk);
+      acc = slice(r, nk, nk + nc);
+      for (size_t i = 0; i < nx; ++i) ctXsPieces[i].push_back(flatSegments(bb, r[nk + nc + i]));
+    }
+    // The pieces were made last run first: index order for a reversed scan.
+    std::vector<int> r = ctCarry;
+    r.insert(r.end(), acc.begin(), acc.end());
+    for (std::vector<int>& pieces : ctXsPieces) {
+      if (!attrs.reverse) std::reverse(pieces.begin(), pieces.end());
+      r.push_back(concatRuns(bb, pieces));
+    }
+    return inputCotangents(r, nc, nk, need);
   };
   return {primal, backward};
 }
@@ -149,3 +388,30 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
 }
 
 }  // namespace scn::ad
+
+namespace scn {
+
+CheckpointCounts checkpointCounts(const Func& f) {
+  CheckpointCounts c;
+  for (const Eqn& e : f.eqns)
+    for (const FuncPtr& sub : e.subs) {
+      // A scan body runs once per step: what it stores and recomputes counts that often.
+      int64_t times = e.op == Op::Scan ? e.attrs.length : 1;
+      CheckpointCounts inner = checkpointCounts(*sub);
+      c.storedCarries += times * inner.storedCarries;
+      c.recomputedSteps += times * inner.recomputedSteps;
+      bool segments = e.op == Op::Scan && sub->name.size() >= ad::kSegmentBackward.size() &&
+                      sub->name.compare(sub->name.size() - ad::kSegmentBackward.size(), std::string::npos,
+                                        ad::kSegmentBackward) == 0;
+      if (!segments) continue;
+      c.storedCarries += e.attrs.length;  // one carry per segment
+      for (const Eqn& q : sub->eqns)      // the recomputing (storing) scan of the segment
+        if (q.op == Op::Scan) {
+          c.recomputedSteps += e.attrs.length * q.attrs.length;
+          break;
+        }
+    }
+  return c;
+}
+
+}  // namespace scn

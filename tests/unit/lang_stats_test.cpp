@@ -92,6 +92,18 @@ TEST(Stats, TheSummaryCountsCacheHitsAndPeaks) {
   fs::remove_all(dir);
 }
 
+TEST(Stats, CheckpointedScansShowStoredCarriesAndRecomputedSteps) {
+  // 10 steps, checkpoints="sqrt" (4): segments of 3, 3, 3 and 1; each call stores 4 carries and
+  // recomputes the 10 steps (Note [Scan checkpoints]).
+  Outcome r = scn("--backend=interp --stats",
+                  "fn g(w) = grad(|a| sum(scan(|c, x| (c * a + x, c), 1.0, arange(10.0), checkpoints=\"sqrt\").1))(w)\n"
+                  "g(0.5)\ng(0.5)\n:stats\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(withoutTimes(r.out).find("stats:   g: calls=2 compiles=1 cache-hits=0 compile=#ms run=#ms peak=- "
+                                     "checkpointed-carries=8 recomputed-steps=20 compiled for g(f32[])\n"),
+            std::string::npos) << r.out;
+}
+
 TEST(Stats, InTheRepl) {
   // --stats: the lines of each entry after it, the summary at the end; :stats off stops the
   // lines, :stats prints the summary so far.

@@ -188,17 +188,19 @@ std::vector<Case> cases() {
     int w = body.param(Type{DType::F64, {}}), c = body.param(Type{DType::F64, {}}), x = body.param(Type{DType::F64, {}});
     int next = body.eqn1(Op::Add, {body.eqn1(Op::Mul, {body.eqn1(Op::Sin, {c}), x}), w});
     FuncPtr bf = body.ret({next, body.eqn1(Op::Mul, {c, w})});
-    for (bool rev : {false, true}) {
-      Builder b;
-      int pw = b.param(Type{DType::F64, {}}), pc = b.param(Type{DType::F64, {}}), px = b.param(kVec);
-      Attrs a;
-      a.numConsts = 1;
-      a.numCarry = 1;
-      a.length = 5;
-      a.reverse = rev;
-      std::vector<int> out = b.eqn(Op::Scan, {pw, pc, px}, a, {bf});
-      cs.push_back({rev ? "scan_reverse" : "scan", b.ret(out)});
-    }
+    for (bool rev : {false, true})
+      for (int64_t checkpoints : {0, 2}) {  // 2 of 5 steps: segments of 3 and 2 (Note [Scan checkpoints])
+        Builder b;
+        int pw = b.param(Type{DType::F64, {}}), pc = b.param(Type{DType::F64, {}}), px = b.param(kVec);
+        Attrs a;
+        a.numConsts = 1;
+        a.numCarry = 1;
+        a.length = 5;
+        a.reverse = rev;
+        a.checkpoints = checkpoints;
+        std::vector<int> out = b.eqn(Op::Scan, {pw, pc, px}, a, {bf});
+        cs.push_back({std::string(rev ? "scan_reverse" : "scan") + (checkpoints ? "_checkpointed" : ""), b.ret(out)});
+      }
   }
   // cond: index by a constant, branches x * y and sin(x) + y.
   {
@@ -280,6 +282,65 @@ TEST_P(AutodiffOracle, JvpMatchesFiniteDifferencesAndVjpIsItsTranspose) {
 
 INSTANTIATE_TEST_SUITE_P(EveryDifferentiableOp, AutodiffOracle, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// A scan of n steps with a const matrix, a vector carry, xs and ys, and `checkpoints`.
+FuncPtr rnnScan(int64_t n, int64_t checkpoints, bool reverse) {
+  const Type vec{DType::F64, {3}};
+  Builder body;
+  int w = body.param(Type{DType::F64, {3, 3}}), c = body.param(vec), x = body.param(vec);
+  Attrs dot;
+  dot.lhsContract = {1};
+  dot.rhsContract = {0};
+  int h = body.eqn1(Op::Tanh, {body.eqn1(Op::Add, {body.eqn1(Op::DotGeneral, {w, c}, dot), x})});
+  FuncPtr bf = body.ret({h, body.eqn1(Op::Mul, {h, c})});
+  Builder b;
+  int pw = b.param(Type{DType::F64, {3, 3}}), pc = b.param(vec), px = b.param(Type{DType::F64, {n, 3}});
+  Attrs a;
+  a.numConsts = 1;
+  a.numCarry = 1;
+  a.length = n;
+  a.reverse = reverse;
+  a.checkpoints = checkpoints;
+  return b.ret(b.eqn(Op::Scan, {pw, pc, px}, a, {bf}));
+}
+
+TEST(ScanCheckpoints, GradientsEqualTheStoredResidualGradientsBitForBit) {
+  const int64_t n = 10;
+  std::mt19937 rng(3);
+  for (bool reverse : {false, true}) {
+    FuncPtr plain = vjpFunc(*rnnScan(n, 0, reverse), {true, true, true});
+    std::vector<Array> args;
+    for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+    std::vector<Array> want = interpret(*plain, args);
+    for (int64_t k : {1, 3, 4, 9, 10, 25}) {
+      SCOPED_TRACE("checkpoints=" + std::to_string(k) + (reverse ? " reverse" : ""));
+      FuncPtr ck = vjpFunc(*rnnScan(n, k, reverse), {true, true, true});
+      ASSERT_EQ(verify(*ck), "") << printFunc(*ck);
+      std::vector<Array> got = interpret(*ck, args);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].shape, want[i].shape);
+        for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+      }
+    }
+  }
+}
+
+TEST(ScanCheckpoints, TheForwardPassStoresOnlySegmentBoundaries) {
+  // 10 steps, 3 checkpoints: segments of 4 steps, two full ones and one of 2. No top-level scan
+  // runs (or stores) all 10 steps; the stored carries are (2, 3) and (1, 3).
+  FuncPtr g = vjpFunc(*rnnScan(10, 3, false), {true, true, true});
+  std::vector<int64_t> lengths;
+  for (const Eqn& e : g->eqns)
+    if (e.op == Op::Scan) lengths.push_back(e.attrs.length);
+  EXPECT_EQ(lengths, (std::vector<int64_t>{2, 1, 1, 2}));  // forward runs, then backward in reverse
+  EXPECT_NE(printFunc(*g).find("f64[2,3]"), std::string::npos);
+  // What --stats shows: 3 stored carries, each of the 10 steps recomputed once.
+  CheckpointCounts counts = checkpointCounts(*g);
+  EXPECT_EQ(counts.storedCarries, 3);
+  EXPECT_EQ(counts.recomputedSteps, 10);
+  EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true})).storedCarries, 0);
+}
 
 TEST(Autodiff, EveryOpHasADifferentiationKind) {
   // Smooth ops have a JVP rule (the oracle above runs one case or more for each); the few
