@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "base/diagnostics.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -33,7 +34,38 @@ class SingleProcess : public Collectives {
   }
 };
 
+ProcessCombine combineOf(Op op) {
+  std::optional<Op> c = opInfo(op).combiner;
+  if (c == Op::Max) return ProcessCombine::Max;
+  if (c == Op::Min) return ProcessCombine::Min;
+  SCN_ASSERT(c == Op::Add, std::string("the process collective ") + opName(op) + " has a combiner");
+  return ProcessCombine::Sum;
+}
+
+/// An array over memory the caller owns and keeps alive for the array's life.
+Array borrowedArray(DType dtype, const Shape& shape, const void* data) {
+  Array a;
+  a.dtype = dtype;
+  a.shape = shape;
+  a.buffer = std::make_shared<Buffer>(Buffer::Borrow{}, data, static_cast<size_t>(numElements(shape)) * dtypeSize(dtype));
+  return a;
+}
+
 }  // namespace
+
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, const Array& x,
+                                                        Array& out) {
+  return op == Op::ProcessGather ? group.allGather(x, out, resultGather) : group.allReduce(x, out, combineOf(op));
+}
+
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, DType dtype,
+                                                        const Shape& xShape, const void* x, const Shape& outShape,
+                                                        void* out) {
+  Array xa = borrowedArray(dtype, xShape, x);
+  // The result is written through the borrowed buffer: the caller's own, writable, memory.
+  Array outa = borrowedArray(dtype, outShape, out);
+  return runProcessCollective(group, op, resultGather, xa, outa);
+}
 
 bool usesProcessCollectives(const Func& f) {
   for (const Eqn& e : f.eqns) {

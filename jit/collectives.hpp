@@ -11,6 +11,8 @@
 
 namespace scn {
 
+enum class Op : uint8_t;  // jit/ir.hpp
+
 /// How a process collective combines the processes' values elementwise.
 enum class ProcessCombine : uint8_t { Sum, Max, Min };
 
@@ -46,9 +48,20 @@ class Collectives {
 };
 
 struct Func;
-/// Whether `f` or one of its sub-functions has a process collective: the JIT backends leave
-/// such a function to the interpreter (UnsupportedOnBackend).
+/// Whether `f` or one of its sub-functions has a process collective (batch_control.cpp's
+/// while_loop under pmap asks: its condition then agrees across the processes).
 bool usesProcessCollectives(const Func& f);
+
+/// Runs one process collective op (ProcessSum/Max/Min/Gather; `resultGather` as in
+/// EqnAttrs) of `group` from x into out (allocated, the op's result type): what the
+/// interpreter and the compiled backends' Collective steps call. Null when it completed.
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, const Array& x,
+                                                        Array& out);
+/// The same on host memory someone else owns (a compiled program's buffers), of dtype `dtype`
+/// and shapes xShape and outShape: borrowed, not copied.
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, DType dtype,
+                                                        const Shape& xShape, const void* x, const Shape& outShape,
+                                                        void* out);
 
 /// The group of a run with one process: every collective copies its operand.
 std::shared_ptr<Collectives> singleProcessGroup();

@@ -15,6 +15,7 @@
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "jit/collectives.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "jit/cpu/llvm_emit.hpp"
 #include "jit/cpu/object_cache.hpp"
@@ -86,7 +87,13 @@ class CpuExecutable : public Executable {
     }
     RuntimeCtx ctx;
     ctx.pool = pool_.get();
+    ctx.collectives = &prog_.collectives;
     code_->fn(table.data(), &ctx, interrupt_);
+    // A collective that did not complete stopped the run (Note [Collective steps]).
+    if (ctx.collectiveFailure) {
+      const CollectiveFailure& f = *ctx.collectiveFailure;
+      fail(f.code, prog_.collectives.at(ctx.failedCollective).span, f.message, f.help);
+    }
     // The entry returns early when it saw the flag (Note [Interrupting compiled code]); a flag
     // set just after a complete run also stops here, as the next statement would.
     if (interrupt_->load(std::memory_order_relaxed) != 0) failInterrupted();

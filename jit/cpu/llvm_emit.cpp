@@ -5,6 +5,7 @@
 #include <set>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -449,6 +450,7 @@ class ModuleEmitter {
                        ptrAt(l.out, 2)});
         break;
       }
+      case StepKind::Collective: emitCollective(ee, s.collective); break;
       case StepKind::Swap: {
         Value* pa = slotPtr(s.a);
         Value* pb = slotPtr(s.b);
@@ -459,6 +461,22 @@ class ModuleEmitter {
         break;
       }
     }
+  }
+
+  /// A Collective step: the call, and a return when it failed (Note [Collective steps] in
+  /// jit/kernel/lower_collective.cpp); the executable reports the failure.
+  void emitCollective(ExprEmitter& ee, const CollectiveStep& c) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* ft = llvm::FunctionType::get(i32_, {ptr_, i32_, ptr_, ptr_}, false);
+    Value* failed = b_.CreateCall(m_.getOrInsertFunction("scn_collective", ft),
+                                  {ctx_, b_.getInt32(c.call), locPtr(ee, c.in), locPtr(ee, c.out)});
+    auto* stop = llvm::BasicBlock::Create(c_, "collective.failed", fn);
+    auto* go = llvm::BasicBlock::Create(c_, "collective.done", fn);
+    b_.CreateCondBr(b_.CreateICmpNE(failed, b_.getInt32(0)), stop, go,
+                    llvm::MDBuilder(c_).createBranchWeights(1, 1u << 20));
+    b_.SetInsertPoint(stop);
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(go);
   }
 
   void emitMain(const std::string& name) {

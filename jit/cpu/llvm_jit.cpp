@@ -232,6 +232,7 @@ JitSession::JitSession(int optLevel, std::shared_ptr<llvm::ObjectCache> cache,
   add("scn_gemm", &scn_gemm);
   add("scn_sort_rows", &scn_sort_rows);
   add("scn_linalg", &scn_linalg);
+  add("scn_collective", &scn_collective);
   if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(syms))))
     failLLVM("define runtime symbols", std::move(e));
 }

@@ -6,9 +6,17 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+namespace scn {
+struct CollectiveFailure;  // jit/collectives.hpp
+namespace kir {
+struct CollectiveCall;  // jit/kernel/kernel_ir.hpp
+}
+}  // namespace scn
 
 namespace scn::cpu {
 
@@ -45,6 +53,11 @@ class ThreadPool {
 struct RuntimeCtx {
   ThreadPool* pool = nullptr;  // offset 0
   int64_t copiedBytes = 0;     // offset 8: loop-carry bytes copied
+  /// The program's collective calls (kir::Program::collectives), for scn_collective.
+  const std::vector<kir::CollectiveCall>* collectives = nullptr;
+  /// The call that failed and why: compiled code returns at once (Note [Collective steps]).
+  int failedCollective = -1;
+  std::shared_ptr<CollectiveFailure> collectiveFailure;
 };
 
 /// A kernel entry point: kernel(bufs, hostVars, begin, end) over dims[0] in [begin, end).
@@ -72,4 +85,8 @@ void scn_linalg(scn::cpu::RuntimeCtx* ctx, int32_t op, int32_t dtype, int64_t ba
                 int64_t k, int32_t flags, const void* in0, const void* in1, void* out0, void* out1, void* out2);
 void scn_sort_rows(scn::cpu::RuntimeCtx* ctx, int32_t keyType, const void* keys, int32_t permType, void* perm,
                    int64_t rows, int64_t n);
+/// The Collective step (kir::CollectiveStep): ctx->collectives[call] from in into out. Returns
+/// 0, or 1 after a failure, which it keeps in ctx (Note [Collective steps] in
+/// jit/kernel/lower_collective.cpp): the caller then returns.
+int32_t scn_collective(scn::cpu::RuntimeCtx* ctx, int32_t call, const void* in, void* out);
 }

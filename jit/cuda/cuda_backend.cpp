@@ -191,6 +191,19 @@ class DeviceStepTarget : public StepTarget {
     c_.d.check(c_.d.streamSynchronize(c_.stream), "cuStreamSynchronize");
   }
 
+  // Note [Collective steps] in jit/kernel/lower_collective.cpp: the operand goes to the host,
+  // MPI combines it there, the result comes back. NCCL on the device buffers (issue 23) is to come.
+  void collective(const kir::CollectiveCall& c, const void* in, void* out) override {
+    std::vector<unsigned char> hin(static_cast<size_t>(numElements(c.in.shape)) * dtypeSize(c.in.dtype));
+    std::vector<unsigned char> hout(static_cast<size_t>(numElements(c.out.shape)) * dtypeSize(c.out.dtype));
+    if (!hin.empty()) read(hin.data(), in, hin.size());
+    runHostCollective(c, hin.data(), hout.data());
+    if (!hout.empty()) {
+      c_.d.check(c_.d.memcpyHtoDAsync(asDev(out), hout.data(), hout.size(), c_.stream), "cuMemcpyHtoDAsync");
+      c_.d.check(c_.d.streamSynchronize(c_.stream), "cuStreamSynchronize");
+    }
+  }
+
   void copy(void* dst, const void* src, size_t bytes) override {
     c_.d.check(c_.d.memcpyDtoDAsync(asDev(dst), asDev(src), bytes, c_.stream), "cuMemcpyDtoDAsync");
   }

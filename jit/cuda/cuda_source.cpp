@@ -380,7 +380,7 @@ void markInWhile(const std::vector<kir::Step>& steps, bool inWhile, std::vector<
         for (const std::vector<kir::Step>& b : s.branches) markInWhile(b, inWhile, marked, any);
         break;
       case kir::StepKind::Gemm: case kir::StepKind::Copy: case kir::StepKind::Swap: case kir::StepKind::Sort:
-      case kir::StepKind::Linalg: break;
+      case kir::StepKind::Linalg: case kir::StepKind::Collective: break;
     }
   }
 }

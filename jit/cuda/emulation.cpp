@@ -274,6 +274,11 @@ void HostStepTarget::copy(void* dst, const void* src, size_t bytes) {
   issue([dst, src, bytes] { std::memmove(dst, src, bytes); });
 }
 
+void HostStepTarget::collective(const kir::CollectiveCall& c, const void* in, void* out) {
+  SCN_ASSERT(!recording_, "a collective step inside a captured loop");
+  runHostCollective(c, in, out);
+}
+
 void HostStepTarget::read(void* host, const void* src, size_t bytes) {
   SCN_ASSERT(!recording_, "a device-to-host read while capturing");
   std::memcpy(host, src, bytes);

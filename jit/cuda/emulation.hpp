@@ -63,6 +63,8 @@ class HostStepTarget : public StepTarget {
   /// The reference implementation of jit/linalg.cpp on the host memory.
   void linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) override;
   void read(void* host, const void* src, size_t bytes) override;
+  /// The collective on the host memory itself (runHostCollective).
+  void collective(const kir::CollectiveCall& c, const void* in, void* out) override;
   bool beginCapture() override;
   int endCapture() override;
   void abortCapture() override;

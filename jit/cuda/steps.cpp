@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "base/diagnostics.hpp"
+#include "jit/collectives.hpp"
 
 namespace scn::cuda {
 
@@ -212,7 +213,7 @@ class Runner {
           break;
         }
         case kir::StepKind::While: case kir::StepKind::Switch: case kir::StepKind::Sort:
-        case kir::StepKind::Linalg: return false;  // a host routine: not in a graph
+        case kir::StepKind::Linalg: case kir::StepKind::Collective: return false;  // a host routine: not in a graph
       }
     }
     return true;
@@ -479,6 +480,10 @@ class Runner {
         t_.linalg(s.linalg.call, in, out);
         return;
       }
+      case kir::StepKind::Collective:
+        SCN_ASSERT(!capturing_, "a collective step inside a captured loop");
+        t_.collective(p_.collectives.at(s.collective.call), at(s.collective.in), at(s.collective.out));
+        return;
       case kir::StepKind::Sort:  // cudaLowerOptions() asks for bitonic kernels (Note [Bitonic sort])
         internalError("a sort step in a CUDA program");
     }
@@ -515,6 +520,12 @@ void runSteps(const kir::Program& p, const CudaSource& src, std::vector<void*>& 
   SCN_ASSERT(src.kernels.size() == p.kernels.size(), "kernel signatures do not match the program");
   SCN_ASSERT(slots.size() == p.buffers.size(), "slot table does not match the program");
   Runner(p, src, slots, counters, target, stats, opts, counts).run(p.steps);
+}
+
+void runHostCollective(const kir::CollectiveCall& c, const void* in, void* out) {
+  std::unique_ptr<CollectiveFailure> failure =
+      runProcessCollective(*c.group, c.op, c.resultGather, c.in.dtype, c.in.shape, in, c.out.shape, out);
+  if (failure) fail(failure->code, c.span, failure->message, failure->help);
 }
 
 }  // namespace scn::cuda

@@ -27,6 +27,10 @@ class StepTarget {
   /// One Linalg op (Note [Linear algebra ops] in jit/linalg.hpp) on device operands and results;
   /// never inside a capture.
   virtual void linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) = 0;
+  /// One process collective (Note [Collective steps] in jit/kernel/lower_collective.cpp) from
+  /// device operand `in` into device result `out`; never inside a capture. A failure is the
+  /// call's diagnostic (E0440...).
+  virtual void collective(const kir::CollectiveCall& c, const void* in, void* out) = 0;
   /// Copies `bytes` from src to dst, both on the device.
   virtual void copy(void* dst, const void* src, size_t bytes) = 0;
   /// Copies `bytes` from the device to the host after all issued work has finished.
@@ -42,6 +46,10 @@ class StepTarget {
   /// Issues graph `g` `times` times in order on the stream, as if its work were issued again.
   virtual void replay(int g, int64_t times) { (void)g, (void)times; }
 };
+
+/// A collective step on host memory: runProcessCollective, its failure thrown as the call's
+/// diagnostic at the op's span.
+void runHostCollective(const kir::CollectiveCall& c, const void* in, void* out);
 
 /// Choices of the step runner (Note [Loops on the device]).
 struct StepOptions {

@@ -273,7 +273,7 @@ void printLoc(std::ostream& os, const Loc& l) {
   }
 }
 
-void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
+void printSteps(std::ostream& os, const Program& p, const std::vector<Step>& steps, int ind) {
   for (const Step& s : steps) {
     indent(os, ind);
     switch (s.kind) {
@@ -294,18 +294,18 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
       }
       case StepKind::Loop:
         os << "loop h" << s.hostVar << " in " << s.start << ".." << s.count << " {\n";
-        printSteps(os, s.body, ind + 1);
+        printSteps(os, p, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";
         break;
       case StepKind::While:
         os << "while {\n";
-        printSteps(os, s.cond, ind + 1);
+        printSteps(os, p, s.cond, ind + 1);
         indent(os, ind + 1);
         os << "test ";
         printLoc(os, s.flag);
         os << "\n";
-        printSteps(os, s.body, ind + 1);
+        printSteps(os, p, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";
         break;
@@ -316,7 +316,7 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
         for (size_t i = 0; i < s.branches.size(); ++i) {
           indent(os, ind);
           os << "case " << i << ":\n";
-          printSteps(os, s.branches[i], ind + 1);
+          printSteps(os, p, s.branches[i], ind + 1);
         }
         indent(os, ind);
         os << "}\n";
@@ -350,6 +350,15 @@ void printSteps(std::ostream& os, const std::vector<Step>& steps, int ind) {
           printLoc(os, s.linalg.in[i]);
         }
         os << ")\n";
+        break;
+      }
+      case StepKind::Collective: {
+        const CollectiveCall& c = p.collectives.at(s.collective.call);
+        os << opName(c.op) << (c.resultGather ? ".results " : " ") << typeString(c.out) << " ";
+        printLoc(os, s.collective.out);
+        os << " <- " << typeString(c.in) << " ";
+        printLoc(os, s.collective.in);
+        os << "\n";
         break;
       }
     }
@@ -391,7 +400,7 @@ std::string printKernels(const Program& p) {
     printKernelText(os, k, 2);
   }
   os << "  steps {\n";
-  printSteps(os, p.steps, 2);
+  printSteps(os, p, p.steps, 2);
   os << "  }\n  results";
   for (int r : p.results) os << " b" << r;
   os << "\n}\n";

@@ -214,7 +214,27 @@ struct LinalgStep {
   std::vector<Loc> in, out;
 };
 
-enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap, Sort, Linalg };
+/// A process collective (ProcessSum/Max/Min/Gather, Note [Named axes] in
+/// jit/transform/batch_collectives.cpp) on its operand's and result's dense buffers, run on the
+/// host by the backend's runner through runCollectiveStep (Note [Collective steps] in
+/// jit/kernel/lower_collective.cpp). `call` indexes Program::collectives.
+struct CollectiveStep {
+  int call = 0;
+  Loc in, out;
+};
+
+/// What a collective step calls: the op, its operand's and result's types, the group it runs
+/// over and the span its failure is reported at. The group is not part of the printed kernel
+/// IR (the CPU cache key): a compiled program finds it through its own Program at run time.
+struct CollectiveCall {
+  scn::Op op = scn::Op::ProcessSum;
+  Type in, out;
+  bool resultGather = false;
+  std::shared_ptr<Collectives> group;
+  Span span;
+};
+
+enum class StepKind : uint8_t { Launch, Gemm, Loop, While, Switch, Copy, Swap, Sort, Linalg, Collective };
 
 /// One step of the sequential program.
 struct Step {
@@ -223,6 +243,7 @@ struct Step {
   kir::Gemm gemm;           // Gemm
   SortRows sort;            // Sort
   LinalgStep linalg;        // Linalg
+  CollectiveStep collective;  // Collective
   int hostVar = 0;          // Loop: counter id, runs start..count-1
   int64_t count = 0;        // Loop
   int64_t start = 0;        // Loop: first counter value (1 after a peeled first iteration)
@@ -242,6 +263,7 @@ struct Program {
   std::vector<BufferInfo> buffers;
   std::vector<Array> consts;  // values of Const buffers
   std::vector<Kernel> kernels;
+  std::vector<CollectiveCall> collectives;  // what the Collective steps call
   std::vector<Step> steps;
   int numHostVars = 0;
   std::vector<int> results;  // buffer slot of each result (read after the run)

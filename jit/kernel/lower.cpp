@@ -4,7 +4,6 @@
 #include <set>
 
 #include "jit/backend.hpp"
-#include "jit/collectives.hpp"
 #include "jit/kernel/lower_impl.hpp"
 #include "base/diagnostics.hpp"
 
@@ -376,9 +375,9 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Cond: lowerCond(i, e); break;
       case OpCategory::Sort: lowerSort(e); break;
       case OpCategory::Linalg: lowerLinalg(e); break;
-      case OpCategory::Collective: case OpCategory::ProcessCollective:
-        // Named collectives are consumed by their axis's batching rule; the backends send a
-        // function with process collectives to the interpreter (usesProcessCollectives).
+      case OpCategory::ProcessCollective: lowerProcessCollective(e); break;
+      case OpCategory::Collective:
+        // Named collectives are consumed by their axis's batching rule.
         internalError(std::string("lowering reached the collective ") + opName(e.op));
     }
     // Free the temporaries whose last reader this was.
@@ -432,8 +431,6 @@ Program lower(const Func& f, const LowerOptions& opts) {
 // lowering's own printing of every kernel (ProgramBuilder::launch), and it makes every program
 // the tests run (lang_programs_test on cpu and cuda-emu) a test of the invariants.
 Program lowerStage(const Func& optimised, const LowerOptions& opts) {
-  // Note [Named axes] in jit/transform/batch_collectives.cpp: the interpreter runs these.
-  if (usesProcessCollectives(optimised)) throw UnsupportedOnBackend("jit", "process collectives");
   Program p = lower(optimised, opts);
   std::string err = verifyProgram(p);
   if (!err.empty()) internalError("kernel IR fails verification after `lower`: " + err);

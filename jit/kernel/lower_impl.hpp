@@ -81,6 +81,8 @@ class FuncLowering {
 
   // ---- lower_linalg.cpp (Note [Linear algebra ops] in jit/linalg.hpp) ----
   void lowerLinalg(const Eqn& e);
+  // ---- lower_collective.cpp (Note [Collective steps]) ----
+  void lowerProcessCollective(const Eqn& e);
 
   // ---- lower_control.cpp: control flow ----
   void lowerScan(size_t ei, const Eqn& e);

@@ -34,7 +34,8 @@ namespace scn::batching {
 // the run: each process traces and batches the same function over its n = N / P local lanes.
 // The rules above then combine the local lanes first and the processes second, through a
 // ProcessCollective op (process_sum/max/min, process_gather) that the backends run through the
-// group (jit/collectives.hpp): psum costs one allreduce of x's bytes, all_gather one allgather,
+// group (jit/collectives.hpp; compiled, a Collective step, Note [Collective steps] in
+// jit/kernel/lower_collective.cpp): psum costs one allreduce of x's bytes, all_gather one allgather,
 // axis_index none (the process's lane offset is a constant), and ppermute one allgather (a
 // point-to-point exchange would be cheaper; see docs/distributed.md). A while_loop whose
 // predicate differs per lane runs until every lane is done; when its body makes process

@@ -34,6 +34,20 @@ for prog in collectives control seed001; do
   fi
 done
 
+# Functions with process collectives run compiled (Note [Collective steps]): no interpreter
+# fallback in --stats, the same output as on one process.
+for backend in cpu cuda-emu; do
+  "$scn" --backend=$backend "$dir/compiled.scn" > "$tmp/one.out" 2> "$tmp/one.err" || fail "compiled.scn on $backend on one process: $(cat "$tmp/one.err")"
+  if ! mpi "$scn" --backend=$backend --stats "$dir/compiled.scn" > "$tmp/many.out" 2> "$tmp/many.err"; then
+    fail "compiled.scn on $backend: $(cat "$tmp/many.err")"
+    continue
+  fi
+  diff "$tmp/one.out" "$tmp/many.out" > "$tmp/diff" || fail "compiled.scn on $backend prints otherwise than on one process: $(cat "$tmp/diff")"
+  ! grep -q "fallback" "$tmp/many.err" || fail "compiled.scn on $backend fell back: $(grep fallback "$tmp/many.err" | head -3)"
+  n=$(grep -c " traced backend=$backend " "$tmp/many.err")
+  [ "$n" = $((8 * np)) ] || fail "compiled.scn on $backend: $n of $((8 * np)) functions compiled"
+done
+
 # An axis of 6 lanes splits over 2 processes but not over 4.
 if [ "$np" = 4 ]; then
   mpi "$scn" "$dir/uneven.scn" > "$tmp/out" 2> "$tmp/err" && fail "uneven.scn succeeded"
@@ -43,7 +57,7 @@ fi
 
 # A process that stops before a collective, and one more collective on process 0 than on the
 # others: the waiting process reports E0440 within the timeout and ends the run.
-for prog in dead_rank mismatch; do
+for prog in dead_rank mismatch dead_rank_compiled; do
   start=$(date +%s)
   SCN_COLLECTIVE_TIMEOUT=2 timeout 60 mpirun --oversubscribe -np "$np" "$scn" "$dir/$prog.scn" > "$tmp/out" 2> "$tmp/err"
   rc=$?

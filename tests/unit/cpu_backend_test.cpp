@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "jit/collectives.hpp"
 #include "jit/cpu/cpu_backend.hpp"
 #include "jit/cpu/gemm.hpp"
 #include "jit/cpu/host_blocks.hpp"
@@ -367,8 +368,16 @@ std::vector<Case> casesFor(Op op) {
       }
       break;
     }
-    case OpCategory::Collective: case OpCategory::ProcessCollective:
-      break;  // never compiled: consumed by batching, or left to the interpreter (Note [Named axes])
+    case OpCategory::Collective:
+      break;  // never compiled: consumed by batching (Note [Named axes])
+    case OpCategory::ProcessCollective:  // a Collective step over this process alone
+      for (DType t : dtypesOf(info.typeClass)) {
+        Builder b(std::string(opName(op)) + "_" + dtypeName(t));
+        Attrs a;
+        a.group = singleProcessGroup();
+        cs.push_back({b.f->name, b.ret(b.emit(op, {b.param(ty(t, {2, 3}))}, a)), {randomArray(t, {2, 3}, seed++)}});
+      }
+      break;
     case OpCategory::Sort:  // keys (NaNs, signed zeros, ties) and an i32 payload, rows short and radix-sorted
       for (DType t : dtypesOf(info.typeClass))
         for (Shape s : {Shape{5, 3}, Shape{3, 700}})
@@ -398,8 +407,7 @@ TEST(CpuBackend, EveryOpMatchesTheInterpreter) {
   for (Op op : allOps()) {
     SCOPED_TRACE(opName(op));
     std::vector<Case> cs = casesFor(op);
-    OpCategory cat = opInfo(op).category;
-    if (cat == OpCategory::Collective || cat == OpCategory::ProcessCollective) continue;
+    if (opInfo(op).category == OpCategory::Collective) continue;
     EXPECT_FALSE(cs.empty()) << "no CPU test for " << opName(op);
     for (const Case& c : cs) check(c);
   }
@@ -810,6 +818,75 @@ TEST(CpuBackend, EmitsVectorisedLLVMAndAssembly) {
   EXPECT_NE(ir.find("_ZGV"), std::string::npos) << ir;
   std::string asmText = emitAsm(f, 2);
   EXPECT_NE(asmText.find("scn_main"), std::string::npos);
+}
+
+/// A group whose collectives copy their operand `okCalls` times, then fail as a timed-out
+/// allreduce does (E0440): a process that stopped.
+class FailingGroup : public Collectives {
+ public:
+  explicit FailingGroup(int okCalls) : ok_(okCalls) {}
+  int processIndex() const override { return 0; }
+  int processCount() const override { return 2; }
+  std::string describe() const override { return "failing"; }
+  std::unique_ptr<CollectiveFailure> allReduce(const Array& x, Array& out, ProcessCombine) override {
+    if (++counters.calls > ok_) return std::make_unique<CollectiveFailure>(CollectiveFailure{"E0440", "an allreduce timed out", ""});
+    std::memcpy(out.raw(), x.raw(), x.size() * dtypeSize(x.dtype));
+    return nullptr;
+  }
+  std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool) override { return allReduce(x, out, {}); }
+
+ private:
+  int ok_;
+};
+
+/// The code of the diagnostic `run` fails with ("" when it does not).
+template <typename F>
+std::string failureCode(F run) {
+  try {
+    run();
+  } catch (const UserError& e) {
+    return e.diag.code;
+  }
+  return "";
+}
+
+TEST(CpuBackend, AProcessCollectiveCompilesToACollectiveStep) {
+  Builder b("psum");
+  Attrs a;
+  a.group = singleProcessGroup();
+  FuncPtr f = b.ret(b.emit(Op::ProcessSum, {b.param(ty(F32, {4}))}, a));
+  kir::Program p = kir::lowerStage(*f, {});  // no longer UnsupportedOnBackend
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Collective), 1) << kir::printKernels(p);
+  EXPECT_NE(kir::printKernels(p).find("process_sum f32[4] b"), std::string::npos) << kir::printKernels(p);
+}
+
+TEST(CpuBackend, AFailedCollectiveIsItsDiagnostic) {
+  auto group = std::make_shared<FailingGroup>(1);
+  Builder b("psum");
+  Attrs a;
+  a.group = group;
+  FuncPtr f = b.ret(b.emit(Op::ProcessSum, {b.param(ty(F32, {4}))}, a));
+  std::unique_ptr<Executable> exe = backend().compile(f);
+  Array x = randomArray(F32, {4}, 1);
+  EXPECT_TRUE(closeArrays(exe->run({x}, nullptr).at(0), x));
+  EXPECT_EQ(failureCode([&] { exe->run({x}, nullptr); }), "E0440");
+}
+
+TEST(CpuBackend, AWhileLoopStopsWhenItsConditionsCollectiveFails) {
+  // while pmax(c) < 100: c = c, for ever unless the collective's failure ends the run.
+  auto group = std::make_shared<FailingGroup>(5);
+  Attrs pa;
+  pa.group = group;
+  Builder cond("cond");
+  int c = cond.param(ty(I32));
+  cond.ret({cond.emit1(Op::Lt, {cond.emit1(Op::ProcessMax, {c}, pa), cond.constant(I32, 100, {})})});
+  Builder body("body");
+  body.ret({body.param(ty(I32))});
+  Builder b("while");
+  FuncPtr f = b.ret(b.emit(Op::While, {b.param(ty(I32))}, {}, {cond.f, body.f}));
+  std::unique_ptr<Executable> exe = backend().compile(f);
+  EXPECT_EQ(failureCode([&] { exe->run({Array::scalarInt(I32, 0)}, nullptr); }), "E0440");
+  EXPECT_EQ(group->counters.calls, 6);  // five iterations' conditions, then the failed one
 }
 
 }  // namespace
