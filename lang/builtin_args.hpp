@@ -75,6 +75,7 @@ BuiltinDefs nnBuiltins();         // builtins_nn.cpp
 BuiltinDefs shapeBuiltins();      // builtins_shape.cpp
 BuiltinDefs checkBuiltins();      // builtins_checks.cpp
 BuiltinDefs controlBuiltins();    // builtins_control.cpp
+BuiltinDefs vmapBuiltins();       // builtins_vmap.cpp
 BuiltinDefs assocScanBuiltins();  // builtins_assoc_scan.cpp
 BuiltinDefs randomBuiltins();     // builtins_random.cpp
 BuiltinDefs randomDrawBuiltins(); // builtins_random_draws.cpp
@@ -144,7 +145,7 @@ inline std::vector<AVal> concatLeaves(std::vector<AVal> a, const std::vector<AVa
 /// The type-only stand-in for a value a body will receive (traceBody reads type, weak, origin).
 AVal placeholder(AVal x);
 /// A copy of `f` with unused parameters of the types of `extra` inserted before parameter `at`
-/// (the branches of a Cond all take every branch's captures; builtins_control.cpp).
+/// (the branches of a Cond all take every branch's captures; defined in builtins_vmap.cpp).
 FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra);
 
 }  // namespace scn

@@ -97,7 +97,7 @@ std::map<std::string, Builtin> makeTable() {
       internalError("builtin table: `" + s.name + "` is defined twice");
   };
   std::map<std::string, BuiltinFn> opFns;
-  for (BuiltinDefs (*defs)() : {creationBuiltins, mathBuiltins, shapeBuiltins, checkBuiltins, controlBuiltins,
+  for (BuiltinDefs (*defs)() : {creationBuiltins, mathBuiltins, shapeBuiltins, checkBuiltins, controlBuiltins, vmapBuiltins,
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,

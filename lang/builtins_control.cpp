@@ -1,4 +1,4 @@
-// Control-flow builtins: scan, fori_loop, while_loop, cond, vmap.
+// Control-flow builtins: scan, fori_loop, while_loop, cond (vmap: builtins_vmap.cpp).
 #include <functional>
 #include <tuple>
 
@@ -249,15 +249,26 @@ Value callAt(Evaluator& ev, const Value& f, std::vector<Value> args, Span span) 
 // (E0274); `checkpoints=` checkpoints that scan (Note [Scan checkpoints]). Forward it costs N
 // steps of the condition however early the loop ends.
 
+[[noreturn]] void notABoolCondition(const std::string& got, Span span) {
+  fail("E0235", span, "a while_loop condition must return a bool scalar, got " + got, "compare to get a bool, e.g. `|c| c.0 < n`");
+}
+
+/// The carry a while_loop body (argument 1) returns for given carry leaves, traced on its own
+/// (checkCarry's retrace of a body that changed the carry's type).
+CarryStep whileBodyStep(Evaluator& ev, const Args& a, const TreeDef& def) {
+  return [&ev, &a, &def](const std::vector<AVal>& leaves) {
+    size_t p = 0;
+    return ev.traceFunction(a.callable(1), {rebuild(def, leaves, p)}, a.span(1), "while_loop body", "the while_loop carry").outLeaves;
+  };
+}
+
 /// The scan of a bounded while loop (Note [Bounded while loops]).
 Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int64_t checkpoints, Span span) {
   const Value cond = a.callable(0), body = a.callable(1);
   Span condSpan = a.span(0), bodySpan = a.span(1);
   auto step = [&](const Value& carry) {
     Value p = callAt(ev, cond, {carry}, condSpan);
-    if (!p.isArray() || p.array->type != Type{DType::Bool, {}})
-      fail("E0235", condSpan, "a while_loop condition must return a bool scalar, got " + describe(p),
-           "compare to get a bool, e.g. `|c| c.0 < n`");
+    if (!p.isArray() || p.array->type != Type{DType::Bool, {}}) notABoolCondition(describe(p), condSpan);
     if (p.array->isStatic())  // a static condition picks the step at trace time
       return p.array->concrete->getDouble(0) != 0 ? callAt(ev, body, {carry}, bodySpan) : carry;
     Branch run = [&](const Value& ops) { return callAt(ev, body, {(*ops.elems)[0]}, bodySpan); };
@@ -272,11 +283,8 @@ Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int
   };
   Evaluator::Traced t = traceStep();
   if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(2))) t = traceStep();
-  CarryStep whileStep = [&](const std::vector<AVal>& carryLeaves) {
-    size_t p = 0;
-    return flat(callAt(ev, body, {rebuild(init.def, carryLeaves, p)}, bodySpan), bodySpan, "while_loop body").leaves;
-  };
-  checkCarry("while_loop", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, bodySpan, whileStep);
+  checkCarry("while_loop", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, bodySpan,
+             whileBodyStep(ev, a, init.def));
   Attrs at;
   at.numConsts = static_cast<int>(t.trace->captured().size());
   at.numCarry = static_cast<int>(init.leaves.size());
@@ -304,28 +312,20 @@ Value whileLoop(Evaluator& ev, CallArgs& c) {
     Value carry = rebuild(init.def, init.leaves, p);
     Evaluator::Traced tc = ev.traceFunction(a.callable(0), {carry}, a.span(0), "while_loop cond", "the while_loop carry");
     if (tc.outTree.kind != TreeDef::Leaf || tc.outLeaves[0].type != Type{DType::Bool, {}})
-      fail("E0235", a.span(0), "a while_loop condition must return a bool scalar, got " +
-                                   (tc.outTree.kind == TreeDef::Leaf ? typeString(tc.outLeaves[0].type) : tc.outTree.str()),
-           "compare to get a bool, e.g. `|c| c.0 < n`");
+      notABoolCondition(tc.outTree.kind == TreeDef::Leaf ? typeString(tc.outLeaves[0].type) : tc.outTree.str(), a.span(0));
     Evaluator::Traced tb = ev.traceFunction(a.callable(1), {carry}, a.span(1), "while_loop body", "the while_loop carry");
     return std::make_pair(std::move(tc), std::move(tb));
   };
   auto [tc, tb] = traceLoop();
   if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(2)))
     std::tie(tc, tb) = traceLoop();
-  size_t pos = 0;
-  CarryStep whileStep = [&](const std::vector<AVal>& carryLeaves) {
-    size_t p = 0;
-    return ev.traceFunction(a.callable(1), {rebuild(init.def, carryLeaves, p)}, a.span(1), "while_loop body",
-                            "the while_loop carry").outLeaves;
-  };
-  checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1), whileStep);
+  checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1), whileBodyStep(ev, a, init.def));
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
   at.numBodyConsts = static_cast<int>(tb.trace->captured().size());
   std::vector<AVal> in = concatLeaves(concatLeaves(tc.trace->captured(), tb.trace->captured()), init.leaves);
   std::vector<AVal> outs = ev.tracer().apply(Op::While, in, at, c.span, {tc.func, tb.func});
-  pos = 0;
+  size_t pos = 0;
   return rebuild(init.def, outs, pos);
 }
 
@@ -442,154 +442,7 @@ Value condBuiltin(Evaluator& ev, CallArgs& c) {
                   c.posSpans[2], Value::ofTuple(operands), c.span);
 }
 
-// vmap(f, in_axes=0, out_axes=0, axis_size=None)
-Value vmap(Evaluator& ev, CallArgs& c) {
-  Args a(ev, c, "vmap", {"f", "in_axes=", "out_axes=", "axis_size=", "axis_name="});
-  auto v = std::make_shared<VmapFn>();
-  v->fn = a.callable(0);
-  v->inAxes = a.has(1) ? a.get(1) : arr(weakInt(0));
-  v->outAxes = a.has(2) ? a.get(2) : arr(weakInt(0));
-  if (a.has(3) && !a.get(3).isNone()) v->axisSize = a.integer(3, std::nullopt, StaticUse::Shape);
-  v->axisName = axisNameArgument(a, 4, "vmap");
-  v->span = c.span;
-  Value r;
-  r.kind = ValueKind::Vmap;
-  r.vmap = v;
-  return r;
-}
-
-/// Assigns an axis spec (int, None, or a tuple matching the tree) to each leaf of `def`.
-void axesForTree(const Value& spec, const TreeDef& def, std::vector<std::optional<int64_t>>& out, Span span,
-                 const char* what) {
-  if (spec.isNone()) {
-    std::vector<AVal> dummy;
-    std::function<void(const TreeDef&)> count = [&](const TreeDef& d) {
-      if (d.kind == TreeDef::Leaf) out.push_back(std::nullopt);
-      for (const TreeDef& ch : d.children) count(ch);
-    };
-    count(def);
-    return;
-  }
-  if (spec.isArray()) {
-    int64_t ax = staticInt(*spec.array, StaticUse::Axis, span, what);
-    std::function<void(const TreeDef&)> fill = [&](const TreeDef& d) {
-      if (d.kind == TreeDef::Leaf) out.push_back(ax);
-      for (const TreeDef& ch : d.children) fill(ch);
-    };
-    fill(def);
-    return;
-  }
-  if (spec.isTuple() && def.kind == TreeDef::Tuple && spec.elems->size() == def.children.size()) {
-    for (size_t i = 0; i < def.children.size(); ++i) axesForTree((*spec.elems)[i], def.children[i], out, span, what);
-    return;
-  }
-  bool results = std::string(what).find("out_axes") != std::string::npos;
-  fail("E0302", span,
-       std::string(what) + " does not match the structure of the " + (results ? "results " : "arguments ") + def.str(),
-       results ? "give one int or None per result, or a tuple of them matching the results"
-               : "give one int or None per argument, or a tuple of them");
-}
-
-bool isNamedFunction(const Value& f) { return f.kind == ValueKind::Closure && f.closure->name != "<lambda>"; }
-
-/// How a vmap message names each leaf of the arguments: "argument `x`" (the parameter's name
-/// when the function is a closure, else its position), "leaf 1 of argument `t`" in a tuple.
-std::vector<std::string> leafNames(const Value& f, const std::vector<Value>& args) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < args.size(); ++i) {
-    bool named = f.kind == ValueKind::Closure && i < f.closure->params->size() && (*f.closure->params)[i].name != "_";
-    std::string arg = named ? "argument `" + (*f.closure->params)[i].name + "`" : "argument " + std::to_string(i);
-    std::vector<AVal> leaves;
-    TreeDef def;
-    Evaluator::flatten(args[i], leaves, def, Span{}, "vmap argument");
-    for (size_t k = 0; k < leaves.size(); ++k)
-      names.push_back(leaves.size() == 1 && def.kind == TreeDef::Leaf ? arg : "leaf " + std::to_string(k) + " of " + arg);
-  }
-  return names;
-}
-
 }  // namespace
-
-FuncPtr withUnusedParams(const Func& f, size_t at, const std::vector<AVal>& extra) {
-  auto g = std::make_shared<Func>(f);
-  std::vector<int> added;
-  for (const AVal& e : extra) added.push_back(g->newVar(e.type));
-  g->params.insert(g->params.begin() + static_cast<long>(at), added.begin(), added.end());
-  return g;
-}
-
-Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
-  if (!c.kw.empty()) fail("E0221", c.kwSpans[0], "a vmapped function takes positional arguments only");
-  Value argsTuple = Value::ofTuple(c.pos);
-  Flat in;
-  Evaluator::flatten(argsTuple, in.leaves, in.def, c.span, "vmap argument");
-  for (AVal& l : in.leaves) l = defaultize(l, c.span);
-  Value spec = v.inAxes;
-  if (!spec.isTuple()) spec = Value::ofTuple(std::vector<Value>(c.pos.size(), spec));
-  if (spec.elems->size() != c.pos.size())
-    fail("E0302", v.span, "vmap in_axes has " + std::to_string(spec.elems->size()) + " entries but the function got " +
-                              std::to_string(c.pos.size()) + " arguments");
-  std::vector<std::optional<int64_t>> axes;
-  axesForTree(spec, in.def, axes, v.span, "vmap in_axes");
-  std::optional<int64_t> size = v.axisSize;
-  std::string sizeSource = v.axisSize ? "axis_size is " + std::to_string(*v.axisSize) : "";
-  std::vector<std::string> names = leafNames(v.fn, c.pos);
-  std::vector<AVal> perLane;
-  std::vector<std::optional<int>> inAxes;
-  for (size_t i = 0; i < in.leaves.size(); ++i) {
-    AVal l = in.leaves[i];
-    if (axes[i]) {
-      int64_t ax = ArrayOps::normAxis(*axes[i], l.type.shape.size(), v.span, "vmap in_axes");
-      int64_t n = l.type.shape[ax];
-      std::string thisSize = names[i] + " has size " + std::to_string(n) + " along axis " + std::to_string(ax);
-      if (size && *size != n)
-        fail("E0303", c.span, "vmap got inconsistent sizes for the mapped axis: " + sizeSource + ", " + thisSize,
-             "every mapped argument must have the same size along its mapped axis; map only the "
-             "arguments that have that axis (in_axes=None for the others)");
-      if (!size) sizeSource = names[i] + (isNamedFunction(v.fn) ? " of `" + v.fn.closure->name + "`" : "") +
-                              " has size " + std::to_string(n) + " along axis " + std::to_string(ax);
-      size = n;
-      l.type.shape.erase(l.type.shape.begin() + ax);
-      inAxes.push_back(static_cast<int>(ax));
-    } else {
-      inAxes.push_back(std::nullopt);
-    }
-    perLane.push_back(placeholder(l));
-  }
-  if (!size)
-    fail("E0304", c.span, "vmap has no mapped argument to take the axis size from",
-         "map at least one argument (in_axes) or pass `axis_size=`");
-  // A pmap runs this process's lanes only (Note [Named axes] in jit/transform/batch_collectives.cpp).
-  int64_t lanes = v.pmap ? pmapLocalLanes(ev, *size, c.span) : *size;
-  for (size_t i = 0; v.pmap && i < in.leaves.size(); ++i)
-    if (inAxes[i]) in.leaves[i] = pmapShard(ev, in.leaves[i], *inAxes[i], lanes, c.span);
-  size_t pos = 0;
-  Value laneArgs = Evaluator::unflatten(in.def, perLane, pos);
-  AxisScope named(ev, AxisFrame{v.axisName, *size, v.pmap});
-  Evaluator::Traced t = ev.traceFunction(v.fn, *laneArgs.elems, v.span, "vmapped function", "a vmapped argument");
-  std::vector<std::optional<int>> allIn(t.trace->captured().size(), std::nullopt);
-  allIn.insert(allIn.end(), inAxes.begin(), inAxes.end());
-  std::vector<std::optional<int64_t>> outSpec;
-  axesForTree(v.outAxes, t.outTree, outSpec, v.span, "vmap out_axes");
-  std::vector<std::optional<int>> outAxes;
-  for (size_t j = 0; j < outSpec.size(); ++j) {
-    if (!outSpec[j]) {
-      outAxes.push_back(std::nullopt);
-      continue;
-    }
-    outAxes.push_back(static_cast<int>(
-        ArrayOps::normAxis(*outSpec[j], t.outLeaves[j].type.shape.size() + 1, v.span, "vmap out_axes")));
-  }
-  // One process holds every lane: the pmap is the vmap it equals, with no process collectives.
-  bool split = v.pmap && ev.processes()->processCount() > 1;
-  NamedAxis axis{v.axisName, split ? ev.processes() : nullptr};
-  FuncPtr batched = batchFunc(*t.func, allIn, lanes, outAxes, v.span, axis);
-  std::vector<AVal> outs = ev.tracer().call(batched, concatLeaves(t.trace->captured(), in.leaves), c.span);
-  for (size_t j = 0; split && j < outs.size(); ++j)
-    if (outAxes[j]) outs[j] = pmapGatherResult(ev, outs[j], *outAxes[j], c.span);
-  pos = 0;
-  return Evaluator::unflatten(t.outTree, outs, pos);
-}
 
 BuiltinDefs controlBuiltins() {
   return {
@@ -600,7 +453,6 @@ BuiltinDefs controlBuiltins() {
       },
       {
           {"fori_loop(lo, hi, f, init)", "f(i, carry) for i from lo below hi: the final carry (a scan or a while loop)", foriLoop},
-          {"vmap(f, in_axes=0, out_axes=0, axis_size=None, axis_name=None)", "f mapped over an axis of its arguments, as one batched function (collectives such as psum name the axis by axis_name)", vmap},
       }};
 }
 
