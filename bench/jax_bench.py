@@ -266,13 +266,18 @@ def main():
             emit("X", name, f"2^{n.bit_length() - 1}", ms, k, c)
         del x
 
-    if "K" in only:  # issue 17: einsum attention (8, 512, 64) f32; cholesky / solve of (16, 256, 256) f64
-        n, t = (64, 128) if quick else (256, 512)
+    if "K" in only:  # issue 17: einsum attention (8, 512, 64) f32; layer norm (4096, 1024) f32;
+        # cholesky / solve of (16, 256, 256) f64
+        n, t, rows = (64, 128, 512) if quick else (256, 512, 4096)
         ks = jax.random.split(jax.random.PRNGKey(21), 5)
         q, k, v = (jax.random.normal(kk, (8, t, 64), dtype=jnp.float32) for kk in ks[:3])
         m = jax.random.normal(ks[3], (16, n, n), dtype=jnp.float64)
         a = m @ jnp.swapaxes(m, 1, 2) + n * jnp.eye(n, dtype=jnp.float64)
         b = jax.random.normal(ks[4], (16, n, 16), dtype=jnp.float64)
+        x = jax.random.normal(jax.random.PRNGKey(26), (rows, 1024), dtype=jnp.float32)
+
+        def layer_norm(x):
+            return (x - jnp.mean(x, axis=-1, keepdims=True)) / jnp.sqrt(jnp.var(x, axis=-1, keepdims=True) + 1e-5)
 
         def attention(q, k, v):
             return jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(jnp.einsum("bqd,bkd->bqk", q, k) * 0.125), v)
@@ -283,12 +288,13 @@ def main():
             return jax.scipy.linalg.solve_triangular(l, y, lower=True, trans=1)
         mats = f"16x{n}x{n} f64"
         for name, size, fn, args in (("einsum attention", f"8x{t}x64", attention, (q, k, v)),
+                                     ("layer norm", f"{rows}x1024", layer_norm, (x,)),
                                      ("cholesky", mats, jnp.linalg.cholesky, (a,)),
                                      ("solve (16 rhs)", mats, jnp.linalg.solve, (a, b)),
                                      ("cholesky + triangular solves", mats, cho_solve, (a, b))):
             ms, kk, c, _ = measure(fn, args, runs, 0.3)
             emit("K", name, size, ms, kk, c)
-        del q, k, v, a, b
+        del q, k, v, x, a, b
 
 
 if __name__ == "__main__":

@@ -64,9 +64,11 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
   // Sorting (issue 16): sort and argsort of one long f32 row; bench/jax_bench.py has the same.
   if (!s->run("<bench>", "fn sort_f32(x) = sort(x)\nfn argsort_f32(x) = argsort(x)"))
     die("bench definitions failed");
-  // Contractions and linalg (issue 17): an attention block written with einsum, and a batched
-  // Cholesky factorisation and solves in f64; bench/jax_bench.py has the same (group K).
+  // Contractions and linalg (issue 17): an attention block written with einsum, a layer norm
+  // with keepdims, and a batched Cholesky factorisation and solves in f64; bench/jax_bench.py has
+  // the same (group K).
   if (!s->run("<bench>", "fn bench_attention(q, k, v) = einsum(\"bqk,bkd->bqd\", softmax(einsum(\"bqd,bkd->bqk\", q, k) * 0.125), v)\n"
+                         "fn bench_layer_norm(x) = (x - mean(x, axis=-1, keepdims=true)) / sqrt(var(x, axis=-1, keepdims=true) + 1e-5)\n"
                          "fn bench_cholesky(a) = cholesky(a)\n"
                          "fn bench_solve(a, b) = solve(a, b)\n"
                          "fn bench_cho_solve(a, b) = { let l = cholesky(a); "
@@ -326,8 +328,8 @@ void sorts(Session& s, const Options& o) {
   global(s, "bench_x_x", "0");
 }
 
-/// einsum attention over (8, 512, 64) f32; cholesky, solve and cholesky + 2 triangular solves of
-/// (16, 256, 256) f64 (issue 17's rows).
+/// einsum attention over (8, 512, 64) f32; a layer norm over (4096, 1024) f32; cholesky, solve
+/// and cholesky + 2 triangular solves of (16, 256, 256) f64 (issue 17's rows).
 void linalgRows(Session& s, const Options& o) {
   int64_t n = o.quick ? 64 : 256, t = o.quick ? 128 : 512;
   std::string ts = std::to_string(t), ns = std::to_string(n);
@@ -337,14 +339,18 @@ void linalgRows(Session& s, const Options& o) {
   global(s, "bench_k_m", "normal(key(24), (16, " + ns + ", " + ns + "), dtype=f64)");
   Value a = global(s, "bench_k_a", "bench_k_m @ swapaxes(bench_k_m, 1, 2) + " + ns + ".0 * eye(" + ns + ", dtype=f64)");
   Value b = global(s, "bench_k_b", "normal(key(25), (16, " + ns + ", 16), dtype=f64)");
+  std::string rows = o.quick ? "512" : "4096";
+  Value x = global(s, "bench_k_x", "normal(key(26), (" + rows + ", 1024))");
   std::string mats = "16x" + ns + "x" + ns + " f64";
   std::vector<Variant> vs;
   vs.push_back(prepare(s, "bench_attention", {q, k, v}, rec("scn", "K", "einsum attention", "8x" + ts + "x64")));
+  vs.push_back(prepare(s, "bench_layer_norm", {x}, rec("scn", "K", "layer norm", rows + "x1024")));
   vs.push_back(prepare(s, "bench_cholesky", {a}, rec("scn", "K", "cholesky", mats)));
   vs.push_back(prepare(s, "bench_solve", {a, b}, rec("scn", "K", "solve (16 rhs)", mats)));
   vs.push_back(prepare(s, "bench_cho_solve", {a, b}, rec("scn", "K", "cholesky + triangular solves", mats)));
   runGroup(std::move(vs), o, 0.3);
-  for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_m", "bench_k_a", "bench_k_b"}) global(s, g, "0");
+  for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_x", "bench_k_m", "bench_k_a", "bench_k_b"})
+    global(s, g, "0");
 }
 
 void loopOverhead(Session& s, const Options& o) {

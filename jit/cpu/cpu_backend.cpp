@@ -31,11 +31,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// The CPU step runner honours Step::start, so scans peel their first iteration; sorts call the
-/// runtime's radix sort (jit/cpu/sort.cpp).
+/// runtime's radix sort (jit/cpu/sort.cpp); a thread runs a row kernel's row from its cache.
 kir::LowerOptions cpuLowerOptions() {
   kir::LowerOptions o;
   o.peelFirstIteration = true;
   o.sortStep = true;
+  o.fuseRows = true;
   return o;
 }
 double msSince(Clock::time_point t) {

@@ -299,7 +299,13 @@ struct LowerOptions {
   /// Sort rows with a Sort step (a library sort of the backend's runner) instead of a bitonic
   /// network of kernels (Note [Sorting] in jit/interp_sort.cpp).
   bool sortStep = false;
+  /// Merge consecutive kernels over the same rows into one kernel per row where no row reads
+  /// another's writes (Note [Row fusion] in jit/kernel/fuse_rows.cpp); the CPU asks for it.
+  bool fuseRows = false;
 };
+
+/// Merges runs of launches into row kernels where that is legal and pays (Note [Row fusion]).
+void fuseRows(Program& p);
 
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.
 Program lower(const Func& f, const LowerOptions& opts = {});

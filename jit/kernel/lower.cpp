@@ -418,6 +418,7 @@ Program lower(const Func& f, const LowerOptions& opts) {
     SCN_ASSERT(isConstIdx(r.offset ? r.offset : idx(0), 0), "top-level result at an offset");
     pb.prog.results.push_back(r.buffer);
   }
+  if (opts.fuseRows) fuseRows(pb.prog);
   return std::move(pb.prog);
 }
 

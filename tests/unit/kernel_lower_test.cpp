@@ -406,5 +406,53 @@ TEST(KernelLower, PrintingIsStable) {
   EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));
 }
 
+/// A softmax over the last axis of f32[rows, 64]; with `reverseRows`, the row max is subtracted
+/// from the rows in reverse order (row r reads the max of row rows-1-r).
+FuncPtr rowSoftmax(int64_t rows, bool reverseRows = false) {
+  Builder b;
+  int x = b.param(ty(F32, {rows, 64}));
+  auto spread = [&](int v) {
+    Attrs bc;
+    bc.shape = {rows, 64};
+    bc.axes = {0};
+    return b.emit1(Op::BroadcastInDim, {v}, bc);
+  };
+  int m = b.emit1(Op::ReduceMax, {x}, axesAttr({1}));
+  if (reverseRows) m = b.emit1(Op::Reverse, {m}, axesAttr({0}));
+  int e = b.emit1(Op::Exp, {b.emit1(Op::Sub, {x, spread(m)})});
+  int s = b.emit1(Op::ReduceSum, {e}, axesAttr({1}));
+  return b.ret({b.emit1(Op::Div, {e, spread(s)})});
+}
+
+kir::LowerOptions rowFusion() {
+  kir::LowerOptions o;
+  o.fuseRows = true;
+  return o;
+}
+
+TEST(KernelLower, RowFusionMakesASoftmaxOneKernelPerRow) {
+  FuncPtr f = rowSoftmax(32);
+  kir::Program plain = kir::lower(*f);
+  EXPECT_GE(kir::countSteps(plain.steps, kir::StepKind::Launch), 4);
+  kir::Program fused = kir::lower(*f, rowFusion());
+  EXPECT_EQ(kir::verifyProgram(fused), "");
+  ASSERT_EQ(fused.kernels.size(), 1u) << kir::printKernels(fused);
+  EXPECT_EQ(kir::countSteps(fused.steps, kir::StepKind::Launch), 1);
+  EXPECT_EQ(fused.kernels[0].dims, (std::vector<int64_t>{32})) << kir::printKernels(fused);
+}
+
+TEST(KernelLower, RowFusionKeepsKernelsWhereARowReadsAnotherRowsWrites) {
+  // The max of row 31 - r is written by another row's part of a merged kernel: not legal.
+  kir::Program p = kir::lower(*rowSoftmax(32, true), rowFusion());
+  EXPECT_EQ(kir::verifyProgram(p), "");
+  EXPECT_GE(kir::countSteps(p.steps, kir::StepKind::Launch), 2) << kir::printKernels(p);
+}
+
+TEST(KernelLower, RowFusionLeavesFewRowsAlone) {
+  // Fewer rows than threads want: the kernels stay as they are.
+  FuncPtr f = rowSoftmax(4);
+  EXPECT_EQ(kir::printKernels(kir::lower(*f, rowFusion())), kir::printKernels(kir::lower(*f)));
+}
+
 }  // namespace
 }  // namespace scn

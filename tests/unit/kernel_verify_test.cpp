@@ -15,16 +15,18 @@ using ktest::ty;
 const DType F32 = DType::F32, I32 = DType::I32;
 
 /// Option sets that between them take every strategy of the lowering: the defaults, a peeled
-/// first iteration (the CPU's), and single-pass scans with short reduction blocks (the shape of
-/// the CUDA options; cuda_codegen_test checks cudaLowerOptions itself).
+/// first iteration with row fusion (the CPU's), and single-pass scans with short reduction
+/// blocks (the shape of the CUDA options; cuda_codegen_test checks cudaLowerOptions itself).
 std::vector<std::pair<std::string, kir::LowerOptions>> optionSets() {
-  kir::LowerOptions peel;
-  peel.peelFirstIteration = true;
-  kir::LowerOptions gpuLike = peel;
+  kir::LowerOptions cpuLike;
+  cpuLike.peelFirstIteration = true;
+  cpuLike.fuseRows = true;
+  kir::LowerOptions gpuLike;
+  gpuLike.peelFirstIteration = true;
   gpuLike.singlePassScanMin = 1024;
   gpuLike.reduceBlock = 16;
   gpuLike.reduceSerialMax = 32;
-  return {{"default", {}}, {"peel", peel}, {"gpu-like", gpuLike}};
+  return {{"default", {}}, {"cpu-like", cpuLike}, {"gpu-like", gpuLike}};
 }
 
 TEST(KernelVerify, EveryTestProgramLowersToVerifiedKernels) {

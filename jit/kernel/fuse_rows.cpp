@@ -1,0 +1,382 @@
+// Row fusion: consecutive kernels over the same rows become one kernel per row (Note [Row fusion]).
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "jit/kernel/kernel_ir.hpp"
+
+namespace scn::kir {
+
+// Note [Row fusion]
+// A softmax over the last axis lowers to five kernels (the scale, the row max, exp of the
+// difference into a temporary, the row sum, the divide), and each sweeps the whole array: for
+// attention's (8, 512, 512) f32 scores that is 8 MiB, past L2, read or written seven times.
+// Row fusion merges a run of consecutive launches into one kernel over rows (the dims of its
+// member with the fewest points, [8, 512] there). Each member's points of one row become inner
+// loops, and the row runs the members in turn, so a row (2 KiB) comes from memory once and stays
+// in L1 through the max, the exp, the sum and the divide. A layer norm is the same pattern.
+// It is legal when no row reads what another row writes. For every buffer that a member
+// writes, every access to it in the run must have the form c*r + h + e: r the linear row index,
+// the same stride c and the same host-variable part h in every access, and every e (constants,
+// inner loop indices, index arithmetic over them; by interval) inside one window of c elements.
+// Then the buffer splits into disjoint windows, one per row, each row touches only its own, and
+// running row by row keeps the order of the accesses to each address (a kernel's points never
+// depend on each other). Buffers only read are unconstrained. It is done only where it pays: at
+// least kMinRows rows (threads split them) and at most kMaxRowPoints points of a member per row
+// (a row stays in cache). The CPU asks for it (LowerOptions::fuseRows); on a GPU a row would be
+// one thread's serial loop, so CUDA keeps its kernels.
+
+namespace {
+
+constexpr int64_t kMinRows = 16;
+constexpr int64_t kMaxRowPoints = 16384;
+constexpr size_t kMaxMembers = 16;
+
+int64_t product(const std::vector<int64_t>& dims, size_t from = 0) {
+  int64_t n = 1;
+  for (size_t d = from; d < dims.size(); ++d) n *= dims[d];
+  return n;
+}
+
+/// A copy of an expression DAG with its leaves replaced by `leaf` (null: keep), memoised so
+/// that shared nodes stay shared.
+class Rewriter {
+ public:
+  explicit Rewriter(std::function<ExprP(const Expr&)> leaf) : leaf_(std::move(leaf)) {}
+
+  ExprP operator()(const ExprP& e) {
+    if (!e) return e;
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    ExprP r = e->args.empty() ? leaf_(*e) : nullptr;
+    if (!r) {
+      auto c = std::make_shared<Expr>(*e);
+      for (ExprP& a : c->args) a = (*this)(a);
+      r = c;
+    }
+    memo_[e.get()] = r;
+    return r;
+  }
+
+  void stmts(std::vector<Stmt>& body, const std::function<int(int)>& localId) {
+    for (Stmt& s : body) {
+      if (s.kind != StmtKind::Store) s.local = localId(s.local);
+      s.index = (*this)(s.index);
+      s.value = (*this)(s.value);
+      stmts(s.body, localId);
+    }
+  }
+
+ private:
+  std::function<ExprP(const Expr&)> leaf_;
+  std::map<const Expr*, ExprP> memo_;
+};
+
+/// A member kernel rewritten over the row dims: its locals, and a body whose points of one row
+/// are inner loops.
+struct RowPart {
+  std::vector<DType> locals;
+  std::vector<Stmt> body;
+};
+
+/// Kernel k as a part of a row kernel over `rows` (its dims start with `rows`, or it is flat over
+/// rows times a row length); nullopt when it is not one.
+std::optional<RowPart> asRowPart(const Kernel& k, const std::vector<int64_t>& rows) {
+  if (k.scan || k.dims.empty() || rows.empty()) return std::nullopt;
+  size_t p = rows.size();
+  bool prefix = k.dims.size() >= p && std::equal(rows.begin(), rows.end(), k.dims.begin());
+  bool flat = !prefix && k.dims.size() == 1 && k.dims[0] % product(rows) == 0;
+  if (!prefix && !flat) return std::nullopt;
+  std::vector<int64_t> inner(k.dims.begin() + static_cast<long>(prefix ? p : 1), k.dims.end());
+  int64_t rowLength = flat ? k.dims[0] / product(rows) : 1;  // a flat member's points per row
+  if (rowLength > 1) inner = {rowLength};
+  if (product(inner) > kMaxRowPoints) return std::nullopt;
+  RowPart part;
+  part.locals = k.locals;
+  std::vector<int> loopVars;
+  for (size_t d = 0; d < inner.size(); ++d) {
+    loopVars.push_back(static_cast<int>(part.locals.size()));
+    part.locals.push_back(DType::I64);
+  }
+  ExprP row = index(0);  // the linear row index, for a flat member
+  for (size_t d = 1; d < p; ++d) row = arith(Arith::Add, arith(Arith::Mul, row, idx(rows[d])), index(static_cast<int>(d)));
+  ExprP flatIndex = rowLength > 1 ? arith(Arith::Add, arith(Arith::Mul, row, idx(rowLength)), local(loopVars[0], DType::I64)) : row;
+  Rewriter rw([&](const Expr& e) -> ExprP {
+    if (e.kind != ExprKind::Index) return nullptr;
+    if (flat) return flatIndex;
+    return e.id < static_cast<int>(p) ? nullptr : local(loopVars[e.id - p], DType::I64);
+  });
+  part.body = k.body;
+  rw.stmts(part.body, [](int l) { return l; });
+  for (size_t d = inner.size(); d-- > 0;) {
+    Stmt loop;
+    loop.kind = StmtKind::Loop;
+    loop.local = loopVars[d];
+    loop.extent = inner[d];
+    loop.body = std::move(part.body);
+    part.body = {std::move(loop)};
+  }
+  return part;
+}
+
+using Interval = std::pair<int64_t, int64_t>;
+
+/// An index expression split as sum(coef * row index) + sum(coef * host var) + rest, where the
+/// rest (constants, loop variables, other arithmetic) has a known interval.
+struct RowAccess {
+  std::map<int, int64_t> rowCoef, hostCoef;
+  Interval rest{0, 0};
+};
+
+class AccessAnalysis {
+ public:
+  AccessAnalysis(size_t rowDims, std::map<int, int64_t> loopExtents)
+      : rowDims_(rowDims), loopExtents_(std::move(loopExtents)) {}
+
+  std::optional<RowAccess> access(const ExprP& index) {
+    RowAccess a;
+    if (!split(index, 1, a)) return std::nullopt;
+    return a;
+  }
+
+ private:
+  static bool addTo(int64_t& x, int64_t y) { return !__builtin_add_overflow(x, y, &x); }
+
+  bool addRest(RowAccess& a, std::optional<Interval> r, int64_t scale) {
+    if (!r) return false;
+    int64_t lo = 0, hi = 0;
+    if (__builtin_mul_overflow(r->first, scale, &lo) || __builtin_mul_overflow(r->second, scale, &hi)) return false;
+    if (lo > hi) std::swap(lo, hi);
+    return addTo(a.rest.first, lo) && addTo(a.rest.second, hi);
+  }
+
+  bool split(const ExprP& e, int64_t scale, RowAccess& a) {
+    if (e->kind == ExprKind::Index && e->id < static_cast<int>(rowDims_)) return addTo(a.rowCoef[e->id], scale);
+    if (e->kind == ExprKind::HostVar) return addTo(a.hostCoef[e->id], scale);
+    if (e->kind == ExprKind::Arith && (e->arith == Arith::Add || e->arith == Arith::Sub))
+      return split(e->args[0], scale, a) && split(e->args[1], e->arith == Arith::Sub ? -scale : scale, a);
+    if (e->kind == ExprKind::Arith && e->arith == Arith::Mul) {
+      for (int c = 0; c < 2; ++c) {
+        if (e->args[c]->kind != ExprKind::Const) continue;
+        int64_t s = 0;
+        return !__builtin_mul_overflow(scale, e->args[c]->ival, &s) && split(e->args[1 - c], s, a);
+      }
+    }
+    return addRest(a, interval(e), scale);
+  }
+
+  /// The values e takes over the loop variables' ranges; nullopt where it depends on a row
+  /// index, a host variable or memory.
+  std::optional<Interval> interval(const ExprP& e) {
+    switch (e->kind) {
+      case ExprKind::Const: return Interval{e->ival, e->ival};
+      case ExprKind::Local: {
+        auto it = loopExtents_.find(e->id);
+        if (it == loopExtents_.end() || it->second < 1) return std::nullopt;
+        return Interval{0, it->second - 1};
+      }
+      case ExprKind::Arith: {
+        auto x = interval(e->args[0]), y = interval(e->args[1]);
+        if (!x || !y) return std::nullopt;
+        return arithInterval(e->arith, *x, *y);
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  static std::optional<Interval> arithInterval(Arith op, Interval x, Interval y) {
+    int64_t c[4];
+    switch (op) {
+      case Arith::Add:
+        if (__builtin_add_overflow(x.first, y.first, &c[0]) || __builtin_add_overflow(x.second, y.second, &c[1]))
+          return std::nullopt;
+        return Interval{c[0], c[1]};
+      case Arith::Sub: return arithInterval(Arith::Add, x, {-y.second, -y.first});
+      case Arith::Mul:
+        if (__builtin_mul_overflow(x.first, y.first, &c[0]) || __builtin_mul_overflow(x.first, y.second, &c[1]) ||
+            __builtin_mul_overflow(x.second, y.first, &c[2]) || __builtin_mul_overflow(x.second, y.second, &c[3]))
+          return std::nullopt;
+        return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      case Arith::Div:  // operands are never negative (Note [Kernel IR])
+        if (x.first < 0 || y.first < 1) return std::nullopt;
+        return Interval{x.first / y.second, x.second / y.first};
+      case Arith::Rem:
+        if (x.first < 0 || y.first < 1) return std::nullopt;
+        return Interval{0, std::min(x.second, y.second - 1)};
+      case Arith::Min: return Interval{std::min(x.first, y.first), std::min(x.second, y.second)};
+      case Arith::Max: return Interval{std::max(x.first, y.first), std::max(x.second, y.second)};
+    }
+    return std::nullopt;
+  }
+
+  size_t rowDims_;
+  std::map<int, int64_t> loopExtents_;
+};
+
+/// Every load and store of a kernel body: (buffer, index, is a store), loads inside indices too.
+struct Accesses {
+  std::vector<std::tuple<int, ExprP, bool>> list;
+  std::map<int, int64_t> loopExtents;
+  std::set<const Expr*> seen;
+
+  void expr(const ExprP& e) {
+    if (!e || !seen.insert(e.get()).second) return;
+    if (e->kind == ExprKind::Load) list.emplace_back(e->id, e->args[0], false);
+    for (const ExprP& a : e->args) expr(a);
+  }
+  void stmts(const std::vector<Stmt>& body) {
+    for (const Stmt& s : body) {
+      if (s.kind == StmtKind::Store) list.emplace_back(s.buffer, s.index, true);
+      if (s.kind == StmtKind::Loop) loopExtents[s.local] = s.extent;
+      expr(s.index);
+      expr(s.value);
+      stmts(s.body);
+    }
+  }
+};
+
+/// Whether running k row by row computes what its members did one after another (the legality
+/// condition of Note [Row fusion]).
+bool rowsAreIndependent(const Kernel& k) {
+  Accesses all;
+  all.stmts(k.body);
+  std::set<int> written;
+  for (const auto& [buffer, index, store] : all.list)
+    if (store) written.insert(buffer);
+  AccessAnalysis analysis(k.dims.size(), all.loopExtents);
+  struct Window {
+    int64_t stride = 0;
+    std::map<int, int64_t> host;
+    Interval span;
+  };
+  std::map<int, Window> windows;
+  for (const auto& [buffer, index, store] : all.list) {
+    if (!written.count(buffer)) continue;
+    std::optional<RowAccess> a = analysis.access(index);
+    if (!a) return false;
+    // The stride of each row dim must be c times the row-major stride of the row dims.
+    int64_t c = a->rowCoef[static_cast<int>(k.dims.size()) - 1], rowStride = 1;
+    if (c < 1) return false;
+    for (size_t d = k.dims.size(); d-- > 0;) {
+      int64_t want = 0;
+      if (__builtin_mul_overflow(c, rowStride, &want) || a->rowCoef[static_cast<int>(d)] != want) return false;
+      rowStride *= k.dims[d];
+    }
+    std::erase_if(a->hostCoef, [](const auto& kv) { return kv.second == 0; });
+    auto [it, fresh] = windows.emplace(buffer, Window{c, a->hostCoef, a->rest});
+    Window& w = it->second;
+    if (!fresh) {
+      if (w.stride != c || w.host != a->hostCoef) return false;
+      w.span = {std::min(w.span.first, a->rest.first), std::max(w.span.second, a->rest.second)};
+    }
+    if (w.span.second - w.span.first >= c) return false;
+  }
+  return true;
+}
+
+/// The kernels of `members` merged over `rows`, when that is legal and pays.
+std::optional<Kernel> mergeOverRows(const std::vector<const Kernel*>& members, const std::vector<int64_t>& rows) {
+  if (product(rows) < kMinRows) return std::nullopt;
+  Kernel merged;
+  merged.dims = rows;
+  for (const Kernel* m : members) {
+    std::optional<RowPart> part = asRowPart(*m, rows);
+    if (!part) return std::nullopt;
+    int base = static_cast<int>(merged.locals.size());
+    merged.locals.insert(merged.locals.end(), part->locals.begin(), part->locals.end());
+    Rewriter shift([&](const Expr& e) -> ExprP {
+      return e.kind == ExprKind::Local ? local(e.id + base, e.dtype) : nullptr;
+    });
+    shift.stmts(part->body, [&](int l) { return l + base; });
+    for (Stmt& s : part->body) merged.body.push_back(std::move(s));
+  }
+  if (!rowsAreIndependent(merged)) return std::nullopt;
+  return merged;
+}
+
+class RowFusion {
+ public:
+  explicit RowFusion(Program& p) : p_(p), original_(p.kernels) {}
+
+  void run() {
+    steps(p_.steps);
+    p_.kernels = std::move(kernels_);
+  }
+
+ private:
+  void steps(std::vector<Step>& list) {
+    std::vector<Step> out;
+    for (Step& s : list) {
+      if (s.kind == StepKind::Launch) {
+        extend(s.kernel, out);
+        continue;
+      }
+      flush(out);
+      steps(s.body);
+      steps(s.cond);
+      for (std::vector<Step>& b : s.branches) steps(b);
+      out.push_back(std::move(s));
+    }
+    flush(out);
+    list = std::move(out);
+  }
+
+  /// Adds a launch of original kernel `id` to the run, over the current rows or over its own
+  /// dims when it has fewer points; else ends the run and starts a new one.
+  void extend(int id, std::vector<Step>& out) {
+    const Kernel& k = original_[id];
+    if (!group_.empty() && group_.size() < kMaxMembers) {
+      std::vector<const Kernel*> members = group_;
+      members.push_back(&k);
+      std::vector<std::vector<int64_t>> candidates{rows_};
+      if (k.points() < product(rows_)) candidates.push_back(k.dims);
+      for (const std::vector<int64_t>& rows : candidates) {
+        if (std::optional<Kernel> m = mergeOverRows(members, rows)) {
+          group_ = std::move(members);
+          rows_ = rows;
+          merged_ = std::move(m);
+          return;
+        }
+      }
+    }
+    flush(out);
+    group_ = {&k};
+    rows_ = k.dims;
+    merged_ = k;
+  }
+
+  void flush(std::vector<Step>& out) {
+    if (group_.empty()) return;
+    Step s;
+    s.kind = StepKind::Launch;
+    s.kernel = add(std::move(*merged_));
+    out.push_back(std::move(s));
+    group_.clear();
+    merged_.reset();
+  }
+
+  int add(Kernel k) {
+    auto [it, fresh] = ids_.emplace(printKernel(k), static_cast<int>(kernels_.size()));
+    if (fresh) {
+      k.name = "k" + std::to_string(it->second);
+      kernels_.push_back(std::move(k));
+    }
+    return it->second;
+  }
+
+  Program& p_;
+  const std::vector<Kernel> original_;
+  std::vector<Kernel> kernels_;
+  std::map<std::string, int> ids_;
+  std::vector<const Kernel*> group_;
+  std::vector<int64_t> rows_;
+  std::optional<Kernel> merged_;
+};
+
+}  // namespace
+
+void fuseRows(Program& p) { RowFusion(p).run(); }
+
+}  // namespace scn::kir
