@@ -14,10 +14,11 @@ namespace scn::kir {
 // A softmax over the last axis lowers to five kernels (the scale, the row max, exp of the
 // difference into a temporary, the row sum, the divide), and each sweeps the whole array: for
 // attention's (8, 512, 512) f32 scores that is 8 MiB, past L2, read or written seven times.
-// Row fusion merges a run of consecutive launches into one kernel over rows (the dims of its
-// member with the fewest points, [8, 512] there). Each member's points of one row become inner
-// loops, and the row runs the members in turn, so a row (2 KiB) comes from memory once and stays
-// in L1 through the max, the exp, the sum and the divide. A layer norm is the same pattern.
+// Row fusion merges a run of consecutive launches into one kernel over rows: the points of its
+// member with the fewest (the 8 * 512 rows there), flattened into one dim so that threads split
+// all of them. Each member's points of one row become inner loops, and the row runs the members
+// in turn, so a row (2 KiB) comes from memory once and stays in L1 through the max, the exp, the
+// sum and the divide. A layer norm is the same pattern.
 // It is legal when no row reads what another row writes. For every buffer that a member
 // writes, every access to it in the run must have the form c*r + h + e: r the linear row index,
 // the same stride c and the same host-variable part h in every access, and every e (constants,
@@ -51,7 +52,9 @@ class Rewriter {
     if (!e) return e;
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
     ExprP r = e->args.empty() ? leaf_(*e) : nullptr;
-    if (!r) {
+    if (!r && e->kind == ExprKind::Arith) {
+      r = arith(e->arith, (*this)(e->args[0]), (*this)(e->args[1]));  // folds what the rewrite exposes
+    } else if (!r) {
       auto c = std::make_shared<Expr>(*e);
       for (ExprP& a : c->args) a = (*this)(a);
       r = c;
@@ -74,8 +77,8 @@ class Rewriter {
   std::map<const Expr*, ExprP> memo_;
 };
 
-/// A member kernel rewritten over the row dims: its locals, and a body whose points of one row
-/// are inner loops.
+/// A member kernel rewritten over the rows, one flat row index i0: its locals, and a body whose
+/// points of one row are inner loops.
 struct RowPart {
   std::vector<DType> locals;
   std::vector<Stmt> body;
@@ -100,13 +103,19 @@ std::optional<RowPart> asRowPart(const Kernel& k, const std::vector<int64_t>& ro
     loopVars.push_back(static_cast<int>(part.locals.size()));
     part.locals.push_back(DType::I64);
   }
-  ExprP row = index(0);  // the linear row index, for a flat member
-  for (size_t d = 1; d < p; ++d) row = arith(Arith::Add, arith(Arith::Mul, row, idx(rows[d])), index(static_cast<int>(d)));
-  ExprP flatIndex = rowLength > 1 ? arith(Arith::Add, arith(Arith::Mul, row, idx(rowLength)), local(loopVars[0], DType::I64)) : row;
+  // The row dims' indices from the flat row: i_{p-1} = r % n_{p-1}, i_{p-2} = (r / n_{p-1}) %
+  // n_{p-2}, ...; their row-major linearisation folds back to r (undividedSum in kernel_ir.cpp).
+  std::vector<ExprP> rowIndex(p);
+  ExprP quotient = index(0);
+  for (size_t d = p; d-- > 0;) {
+    rowIndex[d] = d == 0 ? quotient : arith(Arith::Rem, quotient, idx(rows[d]));
+    if (d > 0) quotient = arith(Arith::Div, quotient, idx(rows[d]));
+  }
+  ExprP flatIndex = rowLength > 1 ? arith(Arith::Add, arith(Arith::Mul, index(0), idx(rowLength)), local(loopVars[0], DType::I64)) : index(0);
   Rewriter rw([&](const Expr& e) -> ExprP {
     if (e.kind != ExprKind::Index) return nullptr;
     if (flat) return flatIndex;
-    return e.id < static_cast<int>(p) ? nullptr : local(loopVars[e.id - p], DType::I64);
+    return e.id < static_cast<int>(p) ? rowIndex[e.id] : local(loopVars[e.id - p], DType::I64);
   });
   part.body = k.body;
   rw.stmts(part.body, [](int l) { return l; });
@@ -123,17 +132,17 @@ std::optional<RowPart> asRowPart(const Kernel& k, const std::vector<int64_t>& ro
 
 using Interval = std::pair<int64_t, int64_t>;
 
-/// An index expression split as sum(coef * row index) + sum(coef * host var) + rest, where the
-/// rest (constants, loop variables, other arithmetic) has a known interval.
+/// An index expression of a row kernel split as rowCoef * i0 + sum(coef * host var) + rest, where
+/// the rest (constants, loop variables, other arithmetic) has a known interval.
 struct RowAccess {
-  std::map<int, int64_t> rowCoef, hostCoef;
+  int64_t rowCoef = 0;
+  std::map<int, int64_t> hostCoef;
   Interval rest{0, 0};
 };
 
 class AccessAnalysis {
  public:
-  AccessAnalysis(size_t rowDims, std::map<int, int64_t> loopExtents)
-      : rowDims_(rowDims), loopExtents_(std::move(loopExtents)) {}
+  explicit AccessAnalysis(std::map<int, int64_t> loopExtents) : loopExtents_(std::move(loopExtents)) {}
 
   std::optional<RowAccess> access(const ExprP& index) {
     RowAccess a;
@@ -153,7 +162,7 @@ class AccessAnalysis {
   }
 
   bool split(const ExprP& e, int64_t scale, RowAccess& a) {
-    if (e->kind == ExprKind::Index && e->id < static_cast<int>(rowDims_)) return addTo(a.rowCoef[e->id], scale);
+    if (e->kind == ExprKind::Index) return addTo(a.rowCoef, scale);
     if (e->kind == ExprKind::HostVar) return addTo(a.hostCoef[e->id], scale);
     if (e->kind == ExprKind::Arith && (e->arith == Arith::Add || e->arith == Arith::Sub))
       return split(e->args[0], scale, a) && split(e->args[1], e->arith == Arith::Sub ? -scale : scale, a);
@@ -167,8 +176,8 @@ class AccessAnalysis {
     return addRest(a, interval(e), scale);
   }
 
-  /// The values e takes over the loop variables' ranges; nullopt where it depends on a row
-  /// index, a host variable or memory.
+  /// The values e takes over the loop variables' ranges; nullopt where it depends on the row,
+  /// a host variable or memory.
   std::optional<Interval> interval(const ExprP& e) {
     switch (e->kind) {
       case ExprKind::Const: return Interval{e->ival, e->ival};
@@ -211,7 +220,6 @@ class AccessAnalysis {
     return std::nullopt;
   }
 
-  size_t rowDims_;
   std::map<int, int64_t> loopExtents_;
 };
 
@@ -245,7 +253,7 @@ bool rowsAreIndependent(const Kernel& k) {
   std::set<int> written;
   for (const auto& [buffer, index, store] : all.list)
     if (store) written.insert(buffer);
-  AccessAnalysis analysis(k.dims.size(), all.loopExtents);
+  AccessAnalysis analysis(all.loopExtents);
   struct Window {
     int64_t stride = 0;
     std::map<int, int64_t> host;
@@ -256,14 +264,8 @@ bool rowsAreIndependent(const Kernel& k) {
     if (!written.count(buffer)) continue;
     std::optional<RowAccess> a = analysis.access(index);
     if (!a) return false;
-    // The stride of each row dim must be c times the row-major stride of the row dims.
-    int64_t c = a->rowCoef[static_cast<int>(k.dims.size()) - 1], rowStride = 1;
+    int64_t c = a->rowCoef;
     if (c < 1) return false;
-    for (size_t d = k.dims.size(); d-- > 0;) {
-      int64_t want = 0;
-      if (__builtin_mul_overflow(c, rowStride, &want) || a->rowCoef[static_cast<int>(d)] != want) return false;
-      rowStride *= k.dims[d];
-    }
     std::erase_if(a->hostCoef, [](const auto& kv) { return kv.second == 0; });
     auto [it, fresh] = windows.emplace(buffer, Window{c, a->hostCoef, a->rest});
     Window& w = it->second;
@@ -280,7 +282,7 @@ bool rowsAreIndependent(const Kernel& k) {
 std::optional<Kernel> mergeOverRows(const std::vector<const Kernel*>& members, const std::vector<int64_t>& rows) {
   if (product(rows) < kMinRows) return std::nullopt;
   Kernel merged;
-  merged.dims = rows;
+  merged.dims = {product(rows)};
   for (const Kernel* m : members) {
     std::optional<RowPart> part = asRowPart(*m, rows);
     if (!part) return std::nullopt;

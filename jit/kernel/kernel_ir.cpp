@@ -77,6 +77,22 @@ bool isConstIdx(const ExprP& e, int64_t v) {
   return e->kind == ExprKind::Const && e->dtype == DType::I64 && e->ival == v;
 }
 
+namespace {
+
+bool isArith(const ExprP& e, Arith a) { return e->kind == ExprKind::Arith && e->arith == a; }
+
+/// q when x is (q / c) * c and y is q % c: the split of an index into a quotient and a remainder,
+/// linearised again (a row kernel's row dims, Note [Row fusion]); else null.
+ExprP undividedSum(const ExprP& x, const ExprP& y) {
+  if (!isArith(x, Arith::Mul) || !isArith(y, Arith::Rem) || !isArith(x->args[0], Arith::Div)) return nullptr;
+  const ExprP& div = x->args[0];
+  const ExprP& c = x->args[1];
+  if (c->kind != ExprKind::Const || c->ival == 0 || !sameExpr(div->args[1], c) || !sameExpr(y->args[1], c)) return nullptr;
+  return sameExpr(div->args[0], y->args[0]) ? y->args[0] : nullptr;
+}
+
+}  // namespace
+
 ExprP arith(Arith a, ExprP x, ExprP y) {
   bool cx = x->kind == ExprKind::Const, cy = y->kind == ExprKind::Const;
   if (cx && cy) {
@@ -86,6 +102,8 @@ ExprP arith(Arith a, ExprP x, ExprP y) {
     case Arith::Add:
       if (isConstIdx(x, 0)) return y;
       if (isConstIdx(y, 0)) return x;
+      if (ExprP q = undividedSum(x, y)) return q;
+      if (ExprP q = undividedSum(y, x)) return q;
       break;
     case Arith::Sub:
       if (isConstIdx(y, 0)) return x;

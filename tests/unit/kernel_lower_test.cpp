@@ -441,6 +441,25 @@ TEST(KernelLower, RowFusionMakesASoftmaxOneKernelPerRow) {
   EXPECT_EQ(fused.kernels[0].dims, (std::vector<int64_t>{32})) << kir::printKernels(fused);
 }
 
+TEST(KernelLower, RowFusionFlattensTheRowDims) {
+  // Row max and x - max over f32[4, 8, 64]: one kernel over the 32 rows; the rows' indices
+  // (r / 8, r % 8) linearise back to r, so no division is left in the kernel.
+  Builder b;
+  int x = b.param(ty(F32, {4, 8, 64}));
+  Attrs bc;
+  bc.shape = {4, 8, 64};
+  bc.axes = {0, 1};
+  int m = b.emit1(Op::BroadcastInDim, {b.emit1(Op::ReduceMax, {x}, axesAttr({2}))}, bc);
+  kir::Program p = kir::lower(*b.ret({b.emit1(Op::Sub, {x, m})}), rowFusion());
+  EXPECT_EQ(kir::verifyProgram(p), "");
+  ASSERT_EQ(p.kernels.size(), 1u) << kir::printKernels(p);
+  EXPECT_EQ(p.kernels[0].dims, (std::vector<int64_t>{32}));
+  std::string text = kir::printKernels(p);
+  EXPECT_EQ(text.find(" / "), std::string::npos) << text;
+  EXPECT_EQ(text.find(" % "), std::string::npos) << text;
+  EXPECT_NE(text.find("((i0 * 64) + l"), std::string::npos) << text;
+}
+
 TEST(KernelLower, RowFusionKeepsKernelsWhereARowReadsAnotherRowsWrites) {
   // The max of row 31 - r is written by another row's part of a merged kernel: not legal.
   kir::Program p = kir::lower(*rowSoftmax(32, true), rowFusion());
