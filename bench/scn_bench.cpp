@@ -24,7 +24,7 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K";
+  std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K,D";
   std::string sourceDir = SCN_SOURCE_DIR;
   bool want(const char* part) const {
     std::string s = "," + only + ",";
@@ -99,6 +99,7 @@ struct Variant {
   Record r;
   std::function<void()> call;
   bool peak = false;  // also sample the resident increment of one call
+  bool peakWithoutRecycling = false;  // ... with no recycled blocks kept (all it allocates counts)
 };
 
 /// Compiles fn for args (the first call) and records the compile figures of that call.
@@ -154,9 +155,11 @@ void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
     vs[i].r.ms = t[i].medianMs;
     vs[i].r.runs = t[i].runs;
     if (vs[i].peak) {
+      if (vs[i].peakWithoutRecycling) cpu::setRecycleLimit(0);  // frees the kept blocks too
       PeakSampler ps;
       vs[i].call();
       vs[i].r.peakBytes = static_cast<double>(ps.stop());
+      cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
     }
     emit(vs[i].r);
   }
@@ -347,6 +350,78 @@ void linalgRows(Session& s, const Options& o) {
   for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_m", "bench_k_a", "bench_k_b"}) global(s, g, "0");
 }
 
+/// A variant of group D: its peak is every byte the call allocates (no recycled blocks kept).
+Variant prepareD(Session& s, const std::string& fnName, const std::vector<Value>& args,
+                 const std::string& variant, const std::string& size) {
+  Variant v = prepare(s, fnName, args, rec("scn", "D", variant, size), true);
+  v.peakWithoutRecycling = true;
+  return v;
+}
+
+/// The scalar `<row>_check` of bench/autodiff.scn computes from the gradient (JAX prints the same).
+double checkValue(Session& s, const std::string& fnName, const std::vector<Value>& args) {
+  Value v = callFn(s, global(s, fnName), args);
+  return std::strtod(s.evaluator().format(v).c_str(), nullptr);
+}
+
+/// Issue 18's rows: reverse mode through scans (bench/autodiff.scn; bench/jax_bench.py group D).
+/// Each row times the forward function and its gradient interleaved, with their peaks.
+void autodiffRows(Session& s, const Options& o) {
+  if (!s.runFile(o.sourceDir + "/bench/autodiff.scn")) die("bench/autodiff.scn failed");
+  auto n = [](int64_t k) { return std::to_string(k); };
+  auto row = [&](const std::string& name, const std::string& size, const std::vector<Value>& args,
+                 const std::vector<std::pair<std::string, std::string>>& variants,
+                 const std::vector<std::string>& checks) {
+    std::vector<Variant> vs;
+    for (const auto& [fn, variant] : variants) vs.push_back(prepareD(s, fn, args, name + ": " + variant, size));
+    for (size_t i = 0; i < checks.size(); ++i) vs[i + 1].r.check = checkValue(s, checks[i], args);
+    runGroup(std::move(vs), o, 0.3);
+  };
+  {  // 1: W1's scan, 16 steps of sqrt(c @ c)
+    int64_t b = o.quick ? 4 : 16, m = o.quick ? 64 : 256;
+    Value x = global(s, "bench_d_x", "d_pattern((" + n(b) + ", " + n(m) + ", " + n(m) + "), 0.0, 1.0)");
+    row("W1 scan", n(b) + "x" + n(m) + "x" + n(m) + " f32", {x},
+        {{"d_w1_forward", "forward"}, {"d_w1_grad", "grad"}}, {"d_w1_check"});
+    global(s, "bench_d_x", "0");
+  }
+  {  // 2: a GRU language model's training step
+    int64_t t = o.quick ? 16 : 128, b = o.quick ? 4 : 32, h = o.quick ? 32 : 256, v = o.quick ? 64 : 256;
+    Value p = global(s, "bench_d_p", "d_gru_params(" + n(v) + ", " + n(h) + ")");
+    Value tk = global(s, "bench_d_tk", "d_gru_tokens(" + n(t) + ", " + n(b) + ", " + n(v) + ")");
+    row("GRU LM", "T=" + n(t) + " B=" + n(b) + " H=" + n(h) + " V=" + n(v), {p, tk},
+        {{"d_gru_forward", "loss"}, {"d_gru_grad", "training step"}}, {"d_gru_check"});
+    global(s, "bench_d_p", "0");
+    global(s, "bench_d_tk", "0");
+  }
+  {  // 3: W3's geometric progression, d sum / d a
+    int lg = o.quick ? 12 : 20;
+    Value x0 = global(s, "bench_d_x0", "1.0f64");
+    Value a = global(s, "bench_d_a", "1.00000001f64");
+    Value len = global(s, "bench_d_n", "2**" + std::to_string(lg));
+    row("W3 gp", "2^" + std::to_string(lg) + " f64", {x0, a, len},
+        {{"d_gp_forward", "forward"}, {"d_gp_grad", "grad wrt a"}}, {"d_gp_check"});
+  }
+  {  // 4: a carry of 64 scalars
+    int64_t steps = o.quick ? 100 : 10000;
+    Value w = global(s, "bench_d_w", "0.7");
+    Value c0 = global(s, "bench_d_c0", "d_tuple_init()");
+    Value xs = global(s, "bench_d_txs", "d_pattern((" + n(steps) + ",), -0.5, 0.5)");
+    row("64-scalar carry", n(steps) + " steps f32", {w, c0, xs},
+        {{"d_tuple_forward", "forward"}, {"d_tuple_grad", "grad"}}, {"d_tuple_check"});
+    global(s, "bench_d_txs", "0");
+  }
+  {  // 5: a long scan over a large carry, stored residuals and checkpoints="sqrt"
+    int64_t steps = o.quick ? 100 : 1000, m = o.quick ? 100 : 1000;
+    Value c0 = global(s, "bench_d_lc", "d_pattern((" + n(m) + ", " + n(m) + "), -1.0, 1.0)");
+    Value xs = global(s, "bench_d_lxs", "d_pattern((" + n(steps) + ",), -0.1, 0.1)");
+    row("long scan", n(steps) + " steps of " + n(m) + "x" + n(m) + " f32", {c0, xs},
+        {{"d_long_forward", "forward"}, {"d_long_grad", "grad stored"}, {"d_long_sqrt_grad", "grad sqrt"}},
+        {"d_long_check", "d_long_sqrt_check"});
+    global(s, "bench_d_lc", "0");
+    global(s, "bench_d_lxs", "0");
+  }
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -420,7 +495,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K] [--source-dir DIR]");
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K,D] [--source-dir DIR]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -435,5 +510,6 @@ int main(int argc, char** argv) {
   if (o.want("S")) seeds(*s, o);
   if (o.want("X")) sorts(*s, o);
   if (o.want("K")) linalgRows(*s, o);
+  if (o.want("D")) autodiffRows(*s, o);
   return 0;
 }
