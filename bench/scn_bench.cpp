@@ -26,6 +26,7 @@ struct Options {
   int runs = 5;
   std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K,D";
   std::string sourceDir = SCN_SOURCE_DIR;
+  size_t recycleLimit = cpu::kDefaultRecycleLimit;  // --recycle-limit: bytes of recycled blocks kept
   bool want(const char* part) const {
     std::string s = "," + only + ",";
     return s.find("," + std::string(part) + ",") != std::string::npos;
@@ -130,14 +131,16 @@ Variant prepare(Session& s, const std::string& fnName, const std::vector<Value>&
 /// v with its large blocks fresh from the system rather than recycled (Note [Recycled blocks]):
 /// what each call would pay without the recycler. The result is dropped after recycling is back
 /// on, so the next variant finds a recycled block as usual.
-Variant withFreshBlocks(Session& s, const std::string& fnName, const std::vector<Value>& args, Variant v) {
+Variant withFreshBlocks(Session& s, const Options& o, const std::string& fnName, const std::vector<Value>& args,
+                        Variant v) {
   v.r.variant += " fresh blocks";
   Value fn = global(s, fnName);
   Session* sp = &s;
-  v.call = [sp, fn, args] {
+  size_t limit = o.recycleLimit;
+  v.call = [sp, fn, args, limit] {
     cpu::setRecycleLimit(0);
     Value result = callFn(*sp, fn, args);
-    cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
+    cpu::setRecycleLimit(limit);
     sp->records().clear();
   };
   return v;
@@ -148,6 +151,7 @@ Variant plain(Record r, std::function<void()> f) { return Variant{std::move(r), 
 
 /// Times the variants interleaved (Timing of each), samples peaks, prints the records.
 void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
+  cpu::setRecycleLimit(o.recycleLimit);
   std::vector<std::function<void()>> fs;
   for (const Variant& v : vs) fs.push_back(v.call);
   std::vector<Timing> t = timeInterleaved(fs, o.runs, minSeconds);
@@ -159,7 +163,7 @@ void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
       PeakSampler ps;
       vs[i].call();
       vs[i].r.peakBytes = static_cast<double>(ps.stop());
-      cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
+      cpu::setRecycleLimit(o.recycleLimit);
     }
     emit(vs[i].r);
   }
@@ -234,7 +238,7 @@ void w2(Session& s, const Options& o) {
         std::vector<Variant> vs;
         for (auto [fn, variant] : {std::pair{"scan_vmap_f", "scan(vmap)"}, {"vmap_scan_f", "vmap(scan)"}})
           vs.push_back(prepare(s, fn, {xs}, rec("scn", "W2", variant, size)));
-        if (int64_t(b1) * b2 * len >= 10000000) vs.push_back(withFreshBlocks(s, "scan_vmap_f", {xs}, vs[0]));
+        if (int64_t(b1) * b2 * len >= 10000000) vs.push_back(withFreshBlocks(s, o, "scan_vmap_f", {xs}, vs[0]));
         runGroup(std::move(vs), o, 0.3);
         global(s, "bench_w2_xs", "0");  // free the input
       }
@@ -495,7 +499,8 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K,D] [--source-dir DIR]");
+    else if (a == "--recycle-limit") o.recycleLimit = static_cast<size_t>(std::stod(next()));
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K,D] [--source-dir DIR] [--recycle-limit BYTES]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
