@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,6 +124,7 @@ struct Record {
   int kernels = -1;
   double value = -1;        // probes: GB/s or GFLOP/s
   std::string unit;
+  std::optional<double> check;  // group D: a scalar of the result that JAX's side also prints
 };
 
 inline std::string jsonEscape(const std::string& s) {
@@ -153,6 +155,10 @@ inline void emit(const Record& r) {
   if (r.kernels >= 0) num("kernels", r.kernels);
   num("value", r.value);
   if (!r.unit.empty()) s += ", \"unit\": \"" + jsonEscape(r.unit) + "\"";
+  if (r.check) {
+    std::snprintf(buf, sizeof buf, ", \"check\": %.17g", *r.check);
+    s += buf;
+  }
   s += "}\n";
   std::fputs(s.c_str(), stdout);
   std::fflush(stdout);

@@ -1,6 +1,6 @@
 # The seed workloads (W1 matmul loop, W2 scan/vmap, W3 geometric progression) written in JAX,
 # timed like bench/scn_bench: compile once, warm up, median of >= 5 runs; one JSON record a line.
-"""Usage: python3 bench/jax_bench.py [--quick] [--cap N] [--runs N]
+"""Usage: python3 bench/jax_bench.py [--quick] [--cap N] [--runs N] [--only W1,...,D]
 
 Prints one JSON object per measurement on stdout:
   {"sys": "jax", "workload": "W1", "variant": "scan", "size": "16x256x256",
@@ -9,6 +9,7 @@ peak_bytes is the increase of the process's resident memory during one call (sam
 0.5 ms by a thread), i.e. what %memit calls the increment.
 """
 import json
+import math
 import os
 import sys
 import threading
@@ -53,13 +54,19 @@ class PeakSampler:
         self.increment = self.peak - self.base
 
 
-def measure(fn, args, runs, min_time=0.0):
+def measure(fn, args, runs, min_time=0.0, first_peak=None):
     """Compile time (lower + compile), then the median wall time of `runs` calls after one
-    warm-up call; returns (median_ms, runs, compile_ms)."""
+    warm-up call; returns (median_ms, runs, compile_ms). With a list as first_peak, the warm-up
+    call's resident increment is appended to it: the first call's, before any buffer of this
+    executable was freed and could be reused (what the later calls need comes from memory the
+    process already holds, which the increment of a later call would not count)."""
     t0 = time.perf_counter()
     compiled = jax.jit(fn).lower(*args).compile()
     compile_ms = (time.perf_counter() - t0) * 1e3
-    jax.block_until_ready(compiled(*args))  # warm-up
+    if first_peak is None:
+        jax.block_until_ready(compiled(*args))  # warm-up
+    else:
+        first_peak.append(peak_of(compiled, args))
     times = []
     start = time.perf_counter()
     while len(times) < runs or (time.perf_counter() - start < min_time and len(times) < 200):
@@ -70,9 +77,9 @@ def measure(fn, args, runs, min_time=0.0):
     return times[len(times) // 2], len(times), compile_ms, compiled
 
 
-def emit(workload, variant, size, ms, runs, compile_ms, peak=None):
+def emit(workload, variant, size, ms, runs, compile_ms, peak=None, **extra):
     rec = {"sys": "jax", "workload": workload, "variant": variant, "size": size, "ms": ms,
-           "runs": runs, "compile_ms": compile_ms}
+           "runs": runs, "compile_ms": compile_ms, **extra}
     if peak is not None:
         rec["peak_bytes"] = peak
     print(json.dumps(rec), flush=True)
@@ -161,6 +168,147 @@ def scalar_scan(x0, n):
     return lax.scan(lambda c, _: (c * 1.0000001 + 1e-7, None), x0, None, length=n)[0]
 
 
+# ---- group D (issue 18): reverse mode through scans; the same programs as bench/autodiff.scn ----
+def d_pattern(shape, lo, hi, dtype=jnp.float32):
+    """bench/autodiff.scn's d_pattern: an integer pattern, exact in f32 and f64."""
+    n = math.prod(shape)
+    return jnp.reshape(((jnp.arange(n, dtype=jnp.int32) * 37) % 101).astype(dtype) / 101.0 * (hi - lo) + lo, shape)
+
+
+def d_w1_forward(x):
+    return jnp.sum(lax.scan(lambda c, _: (jnp.sqrt(jnp.matmul(c, c)), None), x, None, length=REPS)[0])
+
+
+def d_gru_loss(params, tokens):
+    emb, wx, wh, b, wo, bo = params
+    h_size = wh.shape[0]
+
+    def step(h, tok):
+        gx = emb[tok] @ wx + b
+        gh = h @ wh
+        z = jax.nn.sigmoid(gx[:, :h_size] + gh[:, :h_size])
+        r = jax.nn.sigmoid(gx[:, h_size:2 * h_size] + gh[:, h_size:2 * h_size])
+        n = jnp.tanh(gx[:, 2 * h_size:] + r * gh[:, 2 * h_size:])
+        h1 = (1.0 - z) * n + z * h
+        return h1, h1
+    _, hs = lax.scan(step, jnp.zeros((tokens.shape[1], h_size), jnp.float32), tokens[:-1])
+    logits = hs @ wo + bo
+    targets = jax.nn.one_hot(tokens[1:], wo.shape[1], dtype=jnp.float32)
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * targets, axis=-1))
+
+
+def d_gru_step(params, tokens):
+    loss, g = jax.value_and_grad(d_gru_loss)(params, tokens)
+    return tuple(p - 0.1 * gp for p, gp in zip(params, g)), loss
+
+
+def d_gru_check(params, tokens):
+    g = jax.grad(d_gru_loss)(params, tokens)
+    return sum(jnp.sum(x) for x in g[:4]) + jnp.sum(g[4] * g[4]) + jnp.sum(g[5] * g[5])
+
+
+def d_gru_params(v, h):
+    return (d_pattern((v, h), -0.5, 0.5), d_pattern((h, 3 * h), -0.06, 0.06), d_pattern((h, 3 * h), -0.06, 0.06),
+            jnp.zeros(3 * h, jnp.float32), d_pattern((h, v), -0.06, 0.06), jnp.zeros(v, jnp.float32))
+
+
+def d_gru_tokens(t, b, v):
+    return jnp.reshape((jnp.arange((t + 1) * b, dtype=jnp.int32) * 7919) % v, (t + 1, b))
+
+
+def d_gp_forward(x0, a, n):
+    _, xs = lax.scan(lambda c, _: (a * c, a * c), x0, None, length=n - 1)
+    return jnp.sum(jnp.concatenate((x0[None], xs)))
+
+
+def d_tuple_step(w, c, x):
+    return tuple(jnp.tanh(w * c[i] + 0.5 * c[(i + 1) % 64] + x) for i in range(64))
+
+
+def d_tuple_forward(w, c0, xs):
+    c, _ = lax.scan(lambda c, x: (d_tuple_step(w, c, x), None), c0, xs)
+    return sum(c[i] * (1.0 + 0.01 * i) for i in range(64))
+
+
+def d_tuple_check(w, c0, xs):
+    gw, gc = jax.grad(d_tuple_forward, argnums=(0, 1))(w, c0, xs)
+    return gw + sum(gc)
+
+
+def d_long_step(c, x):
+    return c + 0.01 * jnp.sin(c) + x, None
+
+
+def d_long_forward(c0, xs):
+    return jnp.sum(lax.scan(d_long_step, c0, xs)[0])
+
+
+def d_long_sqrt_loss(c0, xs):
+    """scn's checkpoints="sqrt" written the way JAX users do it: an outer scan over k segments of
+    L = ceil(n / k) steps whose inner scan is jax.checkpoint-ed (it stores only the carry entering
+    each segment), the shorter last segment as a checkpointed scan of its own."""
+    n = xs.shape[0]
+    k = math.ceil(math.sqrt(n))
+    seg = math.ceil(n / k)
+    full = n // seg
+    inner = jax.checkpoint(lambda c, x: (lax.scan(d_long_step, c, x)[0], None))
+    c, _ = lax.scan(inner, c0, jnp.reshape(xs[:full * seg], (full, seg) + xs.shape[1:]))
+    if full * seg < n:
+        c, _ = inner(c, xs[full * seg:])
+    return jnp.sum(c)
+
+
+def autodiff_rows(runs, quick):
+    """Group D (issue 18), as autodiffRows in bench/scn_bench.cpp: each row's forward function and
+    its gradient, with their peaks and the gradient's check scalar."""
+    def row(name, size, args, variants):
+        for variant, fn, check in variants:
+            peak = []
+            ms, k, c, compiled = measure(fn, args, runs, 0.3, first_peak=peak)
+            extra = {} if check is None else {"check": float(jax.jit(check)(*args))}
+            mem = compiled.memory_analysis()  # XLA's buffer plan: temporaries and the result
+            if mem is not None:
+                extra["plan_bytes"] = mem.temp_size_in_bytes + mem.output_size_in_bytes
+            emit("D", f"{name}: {variant}", size, ms, k, c, peak[0], **extra)
+            del compiled
+
+    b, m = (4, 64) if quick else (16, 256)
+    x = d_pattern((b, m, m), 0.0, 1.0)
+    row("W1 scan", f"{b}x{m}x{m} f32", (x,),
+        (("forward", d_w1_forward, None),
+         ("grad", jax.grad(d_w1_forward), lambda x: jnp.sum(jax.grad(d_w1_forward)(x)))))
+    del x
+
+    t, b, h, v = (16, 4, 32, 64) if quick else (128, 32, 256, 256)
+    p, tk = d_gru_params(v, h), d_gru_tokens(t, b, v)
+    row("GRU LM", f"T={t} B={b} H={h} V={v}", (p, tk),
+        (("loss", d_gru_loss, None), ("training step", d_gru_step, d_gru_check)))
+    del p, tk
+
+    lg = 12 if quick else 20
+    x0, a = jnp.array(1.0, jnp.float64), jnp.array(1.00000001, jnp.float64)
+    gp_grad = lambda x0, a: jax.grad(lambda a: d_gp_forward(x0, a, 2**lg))(a)
+    row("W3 gp", f"2^{lg} f64", (x0, a),
+        (("forward", lambda x0, a: d_gp_forward(x0, a, 2**lg), None), ("grad wrt a", gp_grad, gp_grad)))
+
+    steps = 100 if quick else 10000
+    w = jnp.array(0.7, jnp.float32)
+    c0 = tuple(jnp.array(0.01 * i - 0.3, jnp.float32) for i in range(64))
+    xs = d_pattern((steps,), -0.5, 0.5)
+    row("64-scalar carry", f"{steps} steps f32", (w, c0, xs),
+        (("forward", d_tuple_forward, None),
+         ("grad", jax.grad(d_tuple_forward, argnums=(0, 1)), d_tuple_check)))
+    del xs
+
+    steps, m = (100, 100) if quick else (1000, 1000)
+    c0, xs = d_pattern((m, m), -1.0, 1.0), d_pattern((steps,), -0.1, 0.1)
+    row("long scan", f"{steps} steps of {m}x{m} f32", (c0, xs),
+        (("forward", d_long_forward, None),
+         ("grad stored", jax.grad(d_long_forward), lambda c0, xs: jnp.sum(jax.grad(d_long_forward)(c0, xs))),
+         ("grad sqrt", jax.grad(d_long_sqrt_loss), lambda c0, xs: jnp.sum(jax.grad(d_long_sqrt_loss)(c0, xs)))))
+    del c0, xs
+
+
 def w2_cells(cap):
     for b1 in (100, 1000, 5000):
         for b2 in (100, 1000, 5000):
@@ -174,7 +322,7 @@ def main():
     quick = "--quick" in argv
     cap = int(float(argv[argv.index("--cap") + 1])) if "--cap" in argv else 10**8
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 5
-    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L", "X", "K"]
+    only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else ["W1", "W2", "W3", "A", "M", "G", "L", "X", "K", "D"]
 
     if "W1" in only:
         shape = (4, 64, 64) if quick else (16, 256, 256)
@@ -295,6 +443,9 @@ def main():
             ms, kk, c, _ = measure(fn, args, runs, 0.3)
             emit("K", name, size, ms, kk, c)
         del q, k, v, x, a, b
+
+    if "D" in only:  # issue 18: reverse mode through scans (bench/autodiff.scn)
+        autodiff_rows(runs, quick)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 # docs/PERFORMANCE.md (markdown), with the goal ratios of issues 4 and 7 computed from them.
 """Usage: python3 bench/report.py SCN.jsonl JAX.jsonl [SCN_BUSY.jsonl JAX_BUSY.jsonl]"""
 import json
+import math
 import sys
 
 
@@ -62,6 +63,64 @@ def slowdowns(scn, jax, scn_load, jax_load, goals):
         if w in worst:
             goals.append([f"{w} under one busy core: scn slowdown <= JAX slowdown (worst cell)",
                           worst[w][1]])
+
+
+def autodiff(scn, jax, goals):
+    """Group D (issue 18): each gradient against its forward function, scn and JAX side by side."""
+    key = lambda r: (r["variant"], r["size"])
+    jx = {key(r): r for r in jax if r["workload"] == "D"}
+    rows_of = {}
+    for r in scn:
+        if r["sys"] == "scn" and r["workload"] == "D":
+            name, variant = r["variant"].split(": ", 1)
+            rows_of.setdefault((name, r["size"]), []).append((variant, r, jx.get(key(r), {})))
+    rows = []
+    f2 = lambda v: "-" if v is None else f"{v:.2f}"
+    for (name, size), vs in rows_of.items():
+        fwd = next(((r, j) for v, r, j in vs if v in ("forward", "loss")), None)
+        if fwd is None:
+            continue
+        for variant, r, j in vs:
+            sr, jr = r.get("ms"), j.get("ms")
+            ratio = jr / sr if sr and jr else None
+            if r is fwd[0]:
+                rows.append([name, variant, size, ms(sr), ms(jr), f2(ratio), "-", "-",
+                             mib(r.get("peak_bytes")), mib(j.get("peak_bytes")),
+                             mib(r.get("plan_bytes")), mib(j.get("plan_bytes")), "-"])
+                continue
+            s_gf = sr / fwd[0]["ms"] if sr and fwd[0].get("ms") else None
+            j_gf = jr / fwd[1]["ms"] if jr and fwd[1].get("ms") else None
+            agree = "-"
+            if "check" in r and "check" in j:
+                agree = f'{abs(r["check"] - j["check"]) / max(abs(j["check"]), 1e-300):.1e}'
+            rows.append([name, variant, size, ms(sr), ms(jr), f2(ratio), f2(s_gf), f2(j_gf),
+                         mib(r.get("peak_bytes")), mib(j.get("peak_bytes")),
+                         mib(r.get("plan_bytes")), mib(j.get("plan_bytes")), agree])
+            goals.append([f"D {name} {variant}: t_JAX / t_scn >= 1.5; gradient / forward <= 3",
+                          f"{f2(ratio)}; {f2(s_gf)} (JAX {f2(j_gf)})"])
+            if variant == "grad stored" and r.get("peak_bytes") is not None and j.get("peak_bytes") is not None:
+                goals.append([f"D {name}: stored-residual gradient peak <= JAX's (resident; buffer plan)",
+                              f'{r["peak_bytes"] / 2**20:.0f} MiB vs {j["peak_bytes"] / 2**20:.0f} MiB; '
+                              f'{mib(r.get("plan_bytes"))} MiB vs {mib(j.get("plan_bytes"))} MiB'])
+            if variant == "grad sqrt":
+                stored = next((x for v, x, _ in vs if v == "grad stored"), None)
+                steps, _, _, dims, _ = size.split(" ")  # "1000 steps of 1000x1000 f32"
+                carry = 4
+                for d in dims.split("x"):
+                    carry *= int(d)
+                limit = 3 * math.sqrt(int(steps)) * carry
+                if r.get("peak_bytes"):
+                    goals.append([f'D {name}: checkpoints="sqrt" peak <= 3 sqrt(n) carries ({limit / 2**20:.0f} MiB)',
+                                  f'{r["peak_bytes"] / 2**20:.0f} MiB = {r["peak_bytes"] / carry:.1f} carries'])
+                if stored and stored.get("ms") and sr:
+                    goals.append([f'D {name}: checkpoints="sqrt" time <= 2 x stored', f'{sr / stored["ms"]:.2f}'])
+    if rows:
+        print("Autodiff (issue 18, group D; medians; JAX/scn = t_JAX / t_scn; grad/fwd = the gradient's "
+              "time over the forward function's on the same system; peak = resident increment of one "
+              "call (JAX: its first), scn without recycled blocks; plan = the static buffer plan (scn's RunStats, XLA's memory_analysis temporaries + result); agree = |check_scn - check_JAX| / |check_JAX| of a "
+              "scalar of the gradient):\n")
+        table(["row", "variant", "size", "scn ms", "JAX ms", "JAX/scn", "scn grad/fwd", "JAX grad/fwd",
+               "scn peak MiB", "JAX peak MiB", "scn plan MiB", "JAX plan MiB", "agree"], rows)
 
 
 def main():
@@ -169,10 +228,11 @@ def main():
     comp = [r.get("compile_ms", 0) for r in scn if r["sys"] == "scn" and r["workload"] in ("W1", "W2", "W3")]
     if comp:
         goals.append(["max compile ms per workload call <= 50 (a cache hit shows ~0)", f"{max(comp):.1f}"])
+    autodiff(scn, jax, goals)
     if len(sys.argv) > 4:
         slowdowns(scn, jax, load(sys.argv[3]), load(sys.argv[4]), goals)
     if goals:
-        print("Goals (issues 7 and 21), computed from the rows above:\n")
+        print("Goals (issues 7, 18 and 21), computed from the rows above:\n")
         table(["goal", "measured"], goals)
 
     s = [r for r in scn if r["workload"] == "S"]

@@ -6,7 +6,7 @@
 #   bench/run.sh                 # full run (W2 capped at 10^7 elements per cell: ~10 minutes)
 #   bench/run.sh --cap 1e8       # W2 up to 10^8 elements (much longer: JAX's scans are slow)
 #   bench/run.sh --quick         # small sizes, a smoke test (~1 minute)
-#   bench/run.sh --only W1,L     # some parts: P (probes), W1, W2, W3, A (associative_scan), L (loop overhead), S (issue 4), X (sorting)
+#   bench/run.sh --only W1,L     # some parts: P (probes), W1, W2, W3, A (associative_scan), L (loop overhead), S (issue 4), X (sorting), D (autodiff: needs ~4.5 GB free)
 #   bench/run.sh --runs 9        # more timed runs (at least 5; medians are reported)
 #   bench/run.sh --no-load       # skip the second pass under one busy core
 # After the idle pass, W1, W2, W3 and A run again on both systems while a child process spins on

@@ -24,8 +24,9 @@ struct Options {
   bool quick = false;
   int64_t cap = 100000000;  // W2 cells above this many elements are skipped
   int runs = 5;
-  std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K";
+  std::string only = "P,W1,W2,W3,A,M,G,L,S,X,K,D";
   std::string sourceDir = SCN_SOURCE_DIR;
+  size_t recycleLimit = cpu::kDefaultRecycleLimit;  // --recycle-limit: bytes of recycled blocks kept
   bool want(const char* part) const {
     std::string s = "," + only + ",";
     return s.find("," + std::string(part) + ",") != std::string::npos;
@@ -101,6 +102,7 @@ struct Variant {
   Record r;
   std::function<void()> call;
   bool peak = false;  // also sample the resident increment of one call
+  bool peakWithoutRecycling = false;  // ... with no recycled blocks kept (all it allocates counts)
 };
 
 /// Compiles fn for args (the first call) and records the compile figures of that call.
@@ -131,14 +133,16 @@ Variant prepare(Session& s, const std::string& fnName, const std::vector<Value>&
 /// v with its large blocks fresh from the system rather than recycled (Note [Recycled blocks]):
 /// what each call would pay without the recycler. The result is dropped after recycling is back
 /// on, so the next variant finds a recycled block as usual.
-Variant withFreshBlocks(Session& s, const std::string& fnName, const std::vector<Value>& args, Variant v) {
+Variant withFreshBlocks(Session& s, const Options& o, const std::string& fnName, const std::vector<Value>& args,
+                        Variant v) {
   v.r.variant += " fresh blocks";
   Value fn = global(s, fnName);
   Session* sp = &s;
-  v.call = [sp, fn, args] {
+  size_t limit = o.recycleLimit;
+  v.call = [sp, fn, args, limit] {
     cpu::setRecycleLimit(0);
     Value result = callFn(*sp, fn, args);
-    cpu::setRecycleLimit(cpu::kDefaultRecycleLimit);
+    cpu::setRecycleLimit(limit);
     sp->records().clear();
   };
   return v;
@@ -149,6 +153,7 @@ Variant plain(Record r, std::function<void()> f) { return Variant{std::move(r), 
 
 /// Times the variants interleaved (Timing of each), samples peaks, prints the records.
 void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
+  cpu::setRecycleLimit(o.recycleLimit);
   std::vector<std::function<void()>> fs;
   for (const Variant& v : vs) fs.push_back(v.call);
   std::vector<Timing> t = timeInterleaved(fs, o.runs, minSeconds);
@@ -156,9 +161,11 @@ void runGroup(std::vector<Variant> vs, const Options& o, double minSeconds) {
     vs[i].r.ms = t[i].medianMs;
     vs[i].r.runs = t[i].runs;
     if (vs[i].peak) {
+      if (vs[i].peakWithoutRecycling) cpu::setRecycleLimit(0);  // frees the kept blocks too
       PeakSampler ps;
       vs[i].call();
       vs[i].r.peakBytes = static_cast<double>(ps.stop());
+      cpu::setRecycleLimit(o.recycleLimit);
     }
     emit(vs[i].r);
   }
@@ -233,7 +240,7 @@ void w2(Session& s, const Options& o) {
         std::vector<Variant> vs;
         for (auto [fn, variant] : {std::pair{"scan_vmap_f", "scan(vmap)"}, {"vmap_scan_f", "vmap(scan)"}})
           vs.push_back(prepare(s, fn, {xs}, rec("scn", "W2", variant, size)));
-        if (int64_t(b1) * b2 * len >= 10000000) vs.push_back(withFreshBlocks(s, "scan_vmap_f", {xs}, vs[0]));
+        if (int64_t(b1) * b2 * len >= 10000000) vs.push_back(withFreshBlocks(s, o, "scan_vmap_f", {xs}, vs[0]));
         runGroup(std::move(vs), o, 0.3);
         global(s, "bench_w2_xs", "0");  // free the input
       }
@@ -353,6 +360,78 @@ void linalgRows(Session& s, const Options& o) {
     global(s, g, "0");
 }
 
+/// A variant of group D: its peak is every byte the call allocates (no recycled blocks kept).
+Variant prepareD(Session& s, const std::string& fnName, const std::vector<Value>& args,
+                 const std::string& variant, const std::string& size) {
+  Variant v = prepare(s, fnName, args, rec("scn", "D", variant, size), true);
+  v.peakWithoutRecycling = true;
+  return v;
+}
+
+/// The scalar `<row>_check` of bench/autodiff.scn computes from the gradient (JAX prints the same).
+double checkValue(Session& s, const std::string& fnName, const std::vector<Value>& args) {
+  Value v = callFn(s, global(s, fnName), args);
+  return std::strtod(s.evaluator().format(v).c_str(), nullptr);
+}
+
+/// Issue 18's rows: reverse mode through scans (bench/autodiff.scn; bench/jax_bench.py group D).
+/// Each row times the forward function and its gradient interleaved, with their peaks.
+void autodiffRows(Session& s, const Options& o) {
+  if (!s.runFile(o.sourceDir + "/bench/autodiff.scn")) die("bench/autodiff.scn failed");
+  auto n = [](int64_t k) { return std::to_string(k); };
+  auto row = [&](const std::string& name, const std::string& size, const std::vector<Value>& args,
+                 const std::vector<std::pair<std::string, std::string>>& variants,
+                 const std::vector<std::string>& checks) {
+    std::vector<Variant> vs;
+    for (const auto& [fn, variant] : variants) vs.push_back(prepareD(s, fn, args, name + ": " + variant, size));
+    for (size_t i = 0; i < checks.size(); ++i) vs[i + 1].r.check = checkValue(s, checks[i], args);
+    runGroup(std::move(vs), o, 0.3);
+  };
+  {  // 1: W1's scan, 16 steps of sqrt(c @ c)
+    int64_t b = o.quick ? 4 : 16, m = o.quick ? 64 : 256;
+    Value x = global(s, "bench_d_x", "d_pattern((" + n(b) + ", " + n(m) + ", " + n(m) + "), 0.0, 1.0)");
+    row("W1 scan", n(b) + "x" + n(m) + "x" + n(m) + " f32", {x},
+        {{"d_w1_forward", "forward"}, {"d_w1_grad", "grad"}}, {"d_w1_check"});
+    global(s, "bench_d_x", "0");
+  }
+  {  // 2: a GRU language model's training step
+    int64_t t = o.quick ? 16 : 128, b = o.quick ? 4 : 32, h = o.quick ? 32 : 256, v = o.quick ? 64 : 256;
+    Value p = global(s, "bench_d_p", "d_gru_params(" + n(v) + ", " + n(h) + ")");
+    Value tk = global(s, "bench_d_tk", "d_gru_tokens(" + n(t) + ", " + n(b) + ", " + n(v) + ")");
+    row("GRU LM", "T=" + n(t) + " B=" + n(b) + " H=" + n(h) + " V=" + n(v), {p, tk},
+        {{"d_gru_forward", "loss"}, {"d_gru_grad", "training step"}}, {"d_gru_check"});
+    global(s, "bench_d_p", "0");
+    global(s, "bench_d_tk", "0");
+  }
+  {  // 3: W3's geometric progression, d sum / d a
+    int lg = o.quick ? 12 : 20;
+    Value x0 = global(s, "bench_d_x0", "1.0f64");
+    Value a = global(s, "bench_d_a", "1.00000001f64");
+    Value len = global(s, "bench_d_n", "2**" + std::to_string(lg));
+    row("W3 gp", "2^" + std::to_string(lg) + " f64", {x0, a, len},
+        {{"d_gp_forward", "forward"}, {"d_gp_grad", "grad wrt a"}}, {"d_gp_check"});
+  }
+  {  // 4: a carry of 64 scalars
+    int64_t steps = o.quick ? 100 : 10000;
+    Value w = global(s, "bench_d_w", "0.7");
+    Value c0 = global(s, "bench_d_c0", "d_tuple_init()");
+    Value xs = global(s, "bench_d_txs", "d_pattern((" + n(steps) + ",), -0.5, 0.5)");
+    row("64-scalar carry", n(steps) + " steps f32", {w, c0, xs},
+        {{"d_tuple_forward", "forward"}, {"d_tuple_grad", "grad"}}, {"d_tuple_check"});
+    global(s, "bench_d_txs", "0");
+  }
+  {  // 5: a long scan over a large carry, stored residuals and checkpoints="sqrt"
+    int64_t steps = o.quick ? 100 : 1000, m = o.quick ? 100 : 1000;
+    Value c0 = global(s, "bench_d_lc", "d_pattern((" + n(m) + ", " + n(m) + "), -1.0, 1.0)");
+    Value xs = global(s, "bench_d_lxs", "d_pattern((" + n(steps) + ",), -0.1, 0.1)");
+    row("long scan", n(steps) + " steps of " + n(m) + "x" + n(m) + " f32", {c0, xs},
+        {{"d_long_forward", "forward"}, {"d_long_grad", "grad stored"}, {"d_long_sqrt_grad", "grad sqrt"}},
+        {"d_long_check", "d_long_sqrt_check"});
+    global(s, "bench_d_lc", "0");
+    global(s, "bench_d_lxs", "0");
+  }
+}
+
 void loopOverhead(Session& s, const Options& o) {
   int64_t n = 1000000;
   Value x0 = global(s, "bench_l_x0", "1.0");
@@ -426,7 +505,8 @@ int main(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(5, std::stoi(next()));
     else if (a == "--only") o.only = next();
     else if (a == "--source-dir") o.sourceDir = next();
-    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K] [--source-dir DIR]");
+    else if (a == "--recycle-limit") o.recycleLimit = static_cast<size_t>(std::stod(next()));
+    else die("usage: scn_bench [--quick] [--cap N] [--runs N>=5] [--only P,W1,W2,W3,A,M,G,L,S,X,K,D] [--source-dir DIR] [--recycle-limit BYTES]");
   }
   cpu::prepareGemmLibrary();  // the baselines call OpenBLAS as scn has set it up
   if (o.want("P")) probes(o);
@@ -441,5 +521,6 @@ int main(int argc, char** argv) {
   if (o.want("S")) seeds(*s, o);
   if (o.want("X")) sorts(*s, o);
   if (o.want("K")) linalgRows(*s, o);
+  if (o.want("D")) autodiffRows(*s, o);
   return 0;
 }
