@@ -2,6 +2,8 @@
 // drop-identity-reshapes, dead-code elimination, then (in the backend) the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
+#include <algorithm>
+
 #include "jit/batch.hpp"
 #include "jit/transform/batch_rules.hpp"
 #include "jit/transform/expand_assoc_scan.hpp"
@@ -64,22 +66,89 @@ bool scanToMap(Func& f) {
   return changed;
 }
 
-// Dead-code elimination: equations whose outputs are never used go (inside bodies too).
+/// The variables of f that the values `roots` depend on (roots included).
+std::vector<bool> neededBy(const Func& f, const std::vector<int>& roots) {
+  std::vector<bool> live(f.types.size(), false);
+  for (int r : roots) live[r] = true;
+  for (size_t i = f.eqns.size(); i-- > 0;) {
+    const Eqn& e = f.eqns[i];
+    if (std::any_of(e.outputs.begin(), e.outputs.end(), [&](int o) { return live[o]; }))
+      for (int v : e.inputs) live[v] = true;
+  }
+  return live;
+}
+
+// Note [Dead scan outputs]
+// A scan computes all its outputs together, so an unused one is not an unused equation: the
+// reverse-mode scan of a gradient with respect to the initial carry also computes the cotangent
+// of its xs (a reduction over the whole carry per step) that nobody reads. pruneScan drops an
+// unused y, and a carry whose final value is unused and that no needed value of the body reads
+// (a fixpoint: a needed carry's update may read another carry, which is then needed), then the
+// consts and xs the rest of the body no longer reads; dce below removes what computed them.
+
+/// Drops the unused outputs of scan e, and the inputs its body then no longer reads (Note [Dead
+/// scan outputs]); whether anything changed.
+bool pruneScan(Eqn& e, const std::vector<bool>& live) {
+  if (e.subs[0].use_count() > 1) e.subs[0] = std::make_shared<Func>(*e.subs[0]);  // edited below
+  Func& body = *e.subs[0];
+  const int nc = e.attrs.numConsts, nk = e.attrs.numCarry;
+  std::vector<bool> keepOut(e.outputs.size());
+  for (size_t j = 0; j < e.outputs.size(); ++j) keepOut[j] = live[e.outputs[j]];
+  std::vector<bool> reads;
+  for (bool grew = true; grew;) {
+    std::vector<int> roots;
+    for (size_t j = 0; j < keepOut.size(); ++j)
+      if (keepOut[j]) roots.push_back(body.results[j]);
+    reads = neededBy(body, roots);
+    grew = false;
+    for (int k = 0; k < nk; ++k) {
+      if (keepOut[k] || !reads[body.params[nc + k]]) continue;
+      keepOut[k] = true;
+      grew = true;
+    }
+  }
+  std::vector<bool> keepIn(e.inputs.size(), true);
+  for (size_t i = 0; i < keepIn.size(); ++i) {
+    bool carry = static_cast<int>(i) >= nc && static_cast<int>(i) < nc + nk;
+    keepIn[i] = carry ? keepOut[i - nc] : reads[body.params[i]];
+  }
+  if (std::all_of(keepOut.begin(), keepOut.end(), [](bool b) { return b; }) &&
+      std::all_of(keepIn.begin(), keepIn.end(), [](bool b) { return b; }))
+    return false;
+  auto filter = [](std::vector<int>& v, const std::vector<bool>& keep) {
+    std::vector<int> kept;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (keep[i]) kept.push_back(v[i]);
+    v = std::move(kept);
+  };
+  e.attrs.numConsts = static_cast<int>(std::count(keepIn.begin(), keepIn.begin() + nc, true));
+  e.attrs.numCarry = static_cast<int>(std::count(keepOut.begin(), keepOut.begin() + nk, true));
+  filter(e.outputs, keepOut);
+  filter(body.results, keepOut);
+  filter(e.inputs, keepIn);
+  filter(body.params, keepIn);
+  return true;
+}
+
+// Dead-code elimination: equations whose outputs are never used go (inside bodies too), and so
+// do the unused outputs of a scan (Note [Dead scan outputs]).
 bool dce(Func& f) {
   bool changed = false;
-  for (Eqn& e : f.eqns)
-    for (FuncPtr& s : e.subs) changed = dce(*s) || changed;
   std::vector<bool> live(f.types.size(), false);
   for (int r : f.results) live[r] = true;
   std::vector<bool> keep(f.eqns.size(), false);
   for (size_t i = f.eqns.size(); i-- > 0;) {
-    const Eqn& e = f.eqns[i];
+    Eqn& e = f.eqns[i];
     bool used = false;
     for (int o : e.outputs) used = used || live[o];
     if (!used) continue;
     keep[i] = true;
+    if (e.op == Op::Scan) changed = pruneScan(e, live) || changed;
     for (int v : e.inputs) live[v] = true;
   }
+  for (size_t i = 0; i < f.eqns.size(); ++i)
+    if (keep[i])
+      for (FuncPtr& s : f.eqns[i].subs) changed = dce(*s) || changed;
   std::vector<Eqn> kept;
   for (size_t i = 0; i < f.eqns.size(); ++i)
     if (keep[i]) kept.push_back(std::move(f.eqns[i]));
