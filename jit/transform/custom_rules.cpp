@@ -64,6 +64,25 @@ void checkCapturedConstant(const Eqn& e, const std::vector<bool>& differentiated
     }
 }
 
+// The outputs of an inlined rule as variables of their own: a rule may return one of its inputs
+// (the identity's fwd returns x) or one value twice, and reverse mode keys cotangents by
+// variable, so an alias would add a cotangent to the input it aliases. `firstNew` is the first
+// variable the inlining created; the copy is a reshape to the same shape (linear, no attribute
+// that another transformation reads as stop_gradient).
+std::vector<int> ownVariables(Builder& b, std::vector<int> vars, size_t firstNew) {
+  std::vector<bool> seen(b.dst.types.size(), false);
+  for (int& v : vars) {
+    if (static_cast<size_t>(v) < firstNew || seen[v]) {
+      Attrs a;
+      a.shape = b.type(v).shape;
+      v = b.emit1(Op::Reshape, {v}, std::move(a));
+      seen.resize(b.dst.types.size(), false);
+    }
+    seen[v] = true;
+  }
+  return vars;
+}
+
 }  // namespace
 
 bool isCustomCall(const Eqn& e) { return e.op == Op::Cond && e.attrs.custom != nullptr; }
@@ -80,10 +99,11 @@ Dual jvpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const std::
   std::vector<int> args = in;  // index, captured, arguments, then the arguments' tangents
   args.erase(args.begin());
   for (size_t i = first; i < in.size(); ++i) args.push_back(b.instantiate(tin[i], b.type(in[i])));
+  size_t firstNew = b.dst.types.size();
   std::vector<int> out = batching::inlineFunc(b.dst, *r.jvp, args);
   size_t nOut = out.size() / 2;
   Dual d;
-  d.primal = slice(out, 0, nOut);
+  d.primal = ownVariables(b, slice(out, 0, nOut), firstNew);
   for (size_t j = 0; j < nOut; ++j) d.tangent.push_back(out[nOut + j]);
   return d;
 }
@@ -113,11 +133,12 @@ Forward vjpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const st
   SCN_ASSERT(r.kind == CustomRule::Vjp, "custom_jvp calls are linearised");
   checkCapturedConstant(e, needCt);
   std::vector<int> operands(in.begin() + 1, in.end());
+  size_t firstNew = b.dst.types.size();
   std::vector<int> out = batching::inlineFunc(b.dst, *r.fwd, operands);
   size_t nOut = out.size() - static_cast<size_t>(r.numResiduals);
   size_t nCap = operands.size() - static_cast<size_t>(r.numArgs);
   std::vector<int> captured = slice(operands, 0, nCap), residuals = slice(out, nOut, r.numResiduals);
-  std::vector<int> primal = slice(out, 0, nOut);
+  std::vector<int> primal = ownVariables(b, slice(out, 0, nOut), firstNew);
   std::shared_ptr<const CustomRule> rule = e.attrs.custom;
   Backward backward = [rule, captured, residuals, primal, needCt, nCap](Builder& bb, const std::vector<Tan>& ctOut) {
     std::vector<int> args = captured;
