@@ -12,6 +12,7 @@
 #include "jit/autodiff.hpp"
 #include "jit/backend.hpp"
 #include "jit/batch.hpp"
+#include "jit/transform/passes.hpp"
 
 namespace scn {
 namespace {
@@ -157,6 +158,17 @@ TEST(CustomRules, ANonLinearTangentIsE0367UnderReverseMode) {
     FAIL() << "expected E0367";
   } catch (const UserError& e) {
     EXPECT_EQ(e.diag.code, "E0367");
+  }
+}
+
+TEST(CustomRules, ThePipelineInlinesTheCallsBeforeCompiling) {
+  PipelineOptions opts;
+  opts.verifyEach = true;
+  for (FuncPtr f : {customJvp(), customVjp()}) {
+    FuncPtr g = runPipeline(*f, opts);
+    ASSERT_EQ(g->eqns.size(), 1u) << printFunc(*g);  // exp(x): no cond, no constant index
+    EXPECT_EQ(g->eqns[0].op, Op::Exp);
+    EXPECT_DOUBLE_EQ(run1(*g, {0.5}, 0), std::exp(0.5));
   }
 }
 
