@@ -391,6 +391,14 @@ std::vector<AVal> leavesFrom(const std::vector<AVal>& v, size_t from, size_t n) 
   return std::vector<AVal>(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(from + n));
 }
 
+/// A rule that returned the wrong structure: at the custom_jvp / custom_vjp that gave it, with a
+/// note at the call where it was traced.
+[[noreturn]] void badRule(const char* code, Span given, Span call, std::string message, std::string help) {
+  Diagnostic d = makeDiagnostic(code, given, std::move(message), std::move(help));
+  d.notes.push_back({call, "the rule was traced for this call"});
+  throw UserError(std::move(d));
+}
+
 // A call of a custom_jvp / custom_vjp function inside a trace: a one-branch cond running f that
 // carries the traced rules (outside a trace, f runs as it is).
 Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
@@ -419,7 +427,7 @@ Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs&
     bool pair = r.outTree.kind == TreeDef::Tuple && r.outTree.children.size() == 2;
     if (!pair || !sameTree(r.outTree.children[0], r.outLeaves, 0, outDef, outs) ||
         !sameTree(r.outTree.children[1], r.outLeaves, outs.size(), outDef, outs))
-      fail("E0363", v.span,
+      badRule("E0363", v.span, c.span,
            "the custom_jvp rule must return (primal_out, tangent_out), each like the function's output " + outTypes +
                ", but it returned " + treeTypes(r.outTree, r.outLeaves),
            "return a pair: the output of f and its tangent, both of f's output shape and dtype");
@@ -430,7 +438,7 @@ Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs&
     Evaluator::Traced fw = ev.traceFunction(d.rules[0], abstractArgs, v.span, "custom_vjp fwd", "a primal");
     bool pair = fw.outTree.kind == TreeDef::Tuple && fw.outTree.children.size() == 2;
     if (!pair || !sameTree(fw.outTree.children[0], fw.outLeaves, 0, outDef, outs))
-      fail("E0364", v.span,
+      badRule("E0364", v.span, c.span,
            "the custom_vjp fwd must return (out, residuals) with out like the function's output " + outTypes +
                ", but it returned " + treeTypes(fw.outTree, fw.outLeaves),
            "return a pair: the output of f and the values bwd needs");
@@ -449,7 +457,7 @@ Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs&
       for (size_t i = 0; i < tf.args.size(); ++i)
         argTypes += (i ? ", " : "") + treeTypes(tf.args[i].def, tf.args[i].leaves);
       argTypes += tf.args.size() == 1 ? ",)" : ")";
-      fail("E0365", v.span,
+      badRule("E0365", v.span, c.span,
            "the custom_vjp bwd must return a tuple of one cotangent per argument, like " + argTypes +
                ", but it returned " + treeTypes(bw.outTree, bw.outLeaves),
            "return a tuple with a cotangent of each argument's shape and dtype: (ct_x,) for one argument");
