@@ -42,8 +42,9 @@ options:
                         llvm, asm, cuda, ptx) running: tokens | ast | ir | kernels | llvm |
                         asm | cuda | ptx (ir, kernels, ... print each compiled function after
                         optimisation; cuda and ptx need only NVRTC, not a GPU)
-  --print-after=PASS    print the IR after a stage of the pipeline (expand-associative-scans
-                        (cuda only), scan-to-map, drop-identity-reshapes, dce; lower: the
+  --print-after=PASS    print the IR after a stage of the pipeline (inline-custom-calls,
+                        expand-associative-scans (cuda only), scan-to-map,
+                        drop-identity-reshapes, dce; lower: the
                         kernel IR of the backend in use) or after each (all); "unchanged"
                         when the pass changed nothing
   --stats               print one line per compiled-function call (traced or cached,

@@ -94,6 +94,20 @@ struct Func;
 using FuncPtr = std::shared_ptr<Func>;
 class Collectives;  // jit/collectives.hpp
 
+/// A differentiation rule a user gave a function (custom_jvp / custom_vjp): a call of that
+/// function is a one-branch cond (index 0, operands = captured values then the arguments) that
+/// carries it (Note [Custom rules] in jit/transform/custom_rules.cpp). Captured values are
+/// constants to the rule: they get no tangents or cotangents.
+struct CustomRule {
+  enum Kind { Jvp, Vjp } kind = Jvp;
+  int numArgs = 0;       // the last numArgs operands are the arguments
+  int numResiduals = 0;  // Vjp
+  FuncPtr jvp;  // Jvp: (captured..., args..., arg tangents...) -> (outs..., out tangents...)
+  FuncPtr fwd;  // Vjp: (captured..., args...) -> (outs..., residuals...)
+  FuncPtr bwd;  // Vjp: (captured..., residuals..., out cotangents...) -> (arg cotangents...)
+  Span span;    // the custom_jvp / custom_vjp call that gave the rule
+};
+
 /// Static attributes of an equation; each op reads the fields its comment in ops.def names.
 struct Attrs {
   std::vector<int64_t> axes;
@@ -126,6 +140,7 @@ struct Attrs {
   std::string axisName;
   std::shared_ptr<Collectives> group;
   bool resultGather = false;  // ProcessGather: it assembles a pmap's results (counted apart)
+  std::shared_ptr<const CustomRule> custom;  // Cond: the call of a custom_jvp / custom_vjp function
 };
 
 /// One equation: outputs = op[attrs, subs](inputs).

@@ -38,8 +38,11 @@ std::vector<std::string> attrItems(const Eqn& e) {
   switch (opInfo(e.op).category) {
     case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::DynamicUpdateSlice:
-    case OpCategory::Gather: case OpCategory::Scatter: case OpCategory::Cond:
+    case OpCategory::Gather: case OpCategory::Scatter:
       return {};
+    case OpCategory::Cond:
+      if (!a.custom) return {};
+      return {a.custom->kind == CustomRule::Jvp ? "rule=custom_jvp" : "rule=custom_vjp"};
     case OpCategory::Convert: return {std::string("dtype=") + dtypeName(a.dtype)};
     case OpCategory::Constant: return {"value=" + (a.value ? formatArray(*a.value) : std::string("?"))};
     case OpCategory::Iota:

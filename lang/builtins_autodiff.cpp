@@ -1,5 +1,5 @@
-// Automatic differentiation builtins: grad, value_and_grad, jacfwd, jacrev, hessian, jvp, vjp and
-// stop_gradient. Each traces the function it is given and applies an IR transformation
+// Automatic differentiation builtins: grad, value_and_grad, jacfwd, jacrev, hessian, jvp, vjp,
+// stop_gradient, custom_jvp and custom_vjp. Each traces the function it is given and applies an IR transformation
 // (jit/autodiff.hpp); the function values they return compose with vmap and with each other.
 #include <functional>
 
@@ -15,6 +15,8 @@ const char* AutodiffFn::name() const {
     case Jacfwd: return "jacfwd";
     case Jacrev: return "jacrev";
     case VjpFn: return "vjp";
+    case CustomJvp: return "custom_jvp";
+    case CustomVjp: return "custom_vjp";
   }
   return "grad";
 }
@@ -347,6 +349,136 @@ Value stopGradient(Evaluator& ev, CallArgs& c) {
   return rebuild(x.def, out, pos);
 }
 
+// ---- custom_jvp and custom_vjp (Note [Custom rules] in jit/transform/custom_rules.cpp) ----
+
+// custom_jvp(f, jvp): f, differentiated by jvp(primals, tangents) -> (primal_out, tangent_out).
+Value customJvp(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "custom_jvp", {"f", "jvp"});
+  AutodiffFn d;
+  d.kind = AutodiffFn::CustomJvp;
+  d.rules = {a.callable(1)};
+  return functionValue(a.callable(0), d, c.span);
+}
+
+// custom_vjp(f, fwd, bwd): f, differentiated in reverse mode by fwd(*args) -> (out, residuals)
+// and bwd(residuals, cotangent) -> one cotangent per argument.
+Value customVjp(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "custom_vjp", {"f", "fwd", "bwd"});
+  AutodiffFn d;
+  d.kind = AutodiffFn::CustomVjp;
+  d.rules = {a.callable(1), a.callable(2)};
+  return functionValue(a.callable(0), d, c.span);
+}
+
+/// The type-only stand-ins of a tree's leaves, in its structure.
+Value abstractTree(const TreeDef& def, const std::vector<AVal>& leaves, size_t from = 0) {
+  std::vector<AVal> ph;
+  for (size_t i = from; i < leaves.size(); ++i) ph.push_back(placeholder(leaves[i]));
+  size_t pos = 0;
+  return rebuild(def, ph, pos);
+}
+
+/// Whether `got` (a rule's output part) has the structure and leaf types of `want`.
+bool sameTree(const TreeDef& gotDef, const std::vector<AVal>& got, size_t at, const TreeDef& wantDef,
+              const std::vector<AVal>& want, size_t wantAt = 0) {
+  if (!(gotDef == wantDef)) return false;
+  for (size_t j = 0; j < want.size() - wantAt; ++j)
+    if (at + j >= got.size() || got[at + j].type != want[wantAt + j].type) return false;
+  return true;
+}
+
+std::vector<AVal> leavesFrom(const std::vector<AVal>& v, size_t from, size_t n) {
+  return std::vector<AVal>(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(from + n));
+}
+
+/// A rule that returned the wrong structure: at the custom_jvp / custom_vjp that gave it, with a
+/// note at the call where it was traced.
+[[noreturn]] void badRule(const char* code, Span given, Span call, std::string message, std::string help) {
+  Diagnostic d = makeDiagnostic(code, given, std::move(message), std::move(help));
+  d.notes.push_back({call, "the rule was traced for this call"});
+  throw UserError(std::move(d));
+}
+
+// A call of a custom_jvp / custom_vjp function inside a trace: a one-branch cond running f that
+// carries the traced rules (outside a trace, f runs as it is).
+Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  if (!ev.tracer().tracing() || d.tracingRules) return ev.call(v.fn, c);
+  TracedCall tf = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
+  const std::vector<AVal>& fCaps = tf.t.trace->captured();
+  std::vector<AVal> argLeaves = leavesFrom(tf.leaves, fCaps.size(), tf.leaves.size() - fCaps.size());
+  std::vector<Value> abstractArgs;
+  for (const Flat& f : tf.args) abstractArgs.push_back(abstractTree(f.def, f.leaves));
+  const TreeDef& outDef = tf.t.outTree;
+  const std::vector<AVal>& outs = tf.t.outLeaves;
+  std::string outTypes = treeTypes(outDef, outs);
+  auto rule = std::make_shared<CustomRule>();
+  rule->numArgs = static_cast<int>(argLeaves.size());
+  rule->span = v.span;
+  std::vector<AVal> ruleCaps;
+  struct RulesTraced {
+    const AutodiffFn& d;
+    explicit RulesTraced(const AutodiffFn& fn) : d(fn) { d.tracingRules = true; }
+    ~RulesTraced() { d.tracingRules = false; }
+  } guard(d);
+  if (d.kind == AutodiffFn::CustomJvp) {
+    rule->kind = CustomRule::Jvp;
+    Value primals = Value::ofTuple(abstractArgs);
+    Evaluator::Traced r = ev.traceFunction(d.rules[0], {primals, primals}, v.span, "custom_jvp rule", "a primal");
+    bool pair = r.outTree.kind == TreeDef::Tuple && r.outTree.children.size() == 2;
+    if (!pair || !sameTree(r.outTree.children[0], r.outLeaves, 0, outDef, outs) ||
+        !sameTree(r.outTree.children[1], r.outLeaves, outs.size(), outDef, outs))
+      badRule("E0363", v.span, c.span,
+           "the custom_jvp rule must return (primal_out, tangent_out), each like the function's output " + outTypes +
+               ", but it returned " + treeTypes(r.outTree, r.outLeaves),
+           "return a pair: the output of f and its tangent, both of f's output shape and dtype");
+    ruleCaps = r.trace->captured();
+    rule->jvp = withUnusedParams(*r.func, 0, fCaps);
+  } else {
+    rule->kind = CustomRule::Vjp;
+    Evaluator::Traced fw = ev.traceFunction(d.rules[0], abstractArgs, v.span, "custom_vjp fwd", "a primal");
+    bool pair = fw.outTree.kind == TreeDef::Tuple && fw.outTree.children.size() == 2;
+    if (!pair || !sameTree(fw.outTree.children[0], fw.outLeaves, 0, outDef, outs))
+      badRule("E0364", v.span, c.span,
+           "the custom_vjp fwd must return (out, residuals) with out like the function's output " + outTypes +
+               ", but it returned " + treeTypes(fw.outTree, fw.outLeaves),
+           "return a pair: the output of f and the values bwd needs");
+    rule->numResiduals = static_cast<int>(fw.outLeaves.size() - outs.size());
+    Value residuals = abstractTree(fw.outTree.children[1], fw.outLeaves, outs.size());
+    Value ct = abstractTree(outDef, outs);
+    Evaluator::Traced bw = ev.traceFunction(d.rules[1], {residuals, ct}, v.span, "custom_vjp bwd", "a residual");
+    bool perArg = bw.outTree.kind == TreeDef::Tuple && bw.outTree.children.size() == tf.args.size();
+    size_t at = 0;
+    for (size_t i = 0; perArg && i < tf.args.size(); ++i) {
+      perArg = sameTree(bw.outTree.children[i], bw.outLeaves, at, tf.args[i].def, tf.args[i].leaves);
+      at += tf.args[i].leaves.size();
+    }
+    if (!perArg) {
+      std::string argTypes = "(";
+      for (size_t i = 0; i < tf.args.size(); ++i)
+        argTypes += (i ? ", " : "") + treeTypes(tf.args[i].def, tf.args[i].leaves);
+      argTypes += tf.args.size() == 1 ? ",)" : ")";
+      badRule("E0365", v.span, c.span,
+           "the custom_vjp bwd must return a tuple of one cotangent per argument, like " + argTypes +
+               ", but it returned " + treeTypes(bw.outTree, bw.outLeaves),
+           "return a tuple with a cotangent of each argument's shape and dtype: (ct_x,) for one argument");
+    }
+    const std::vector<AVal>& fwCaps = fw.trace->captured();
+    const std::vector<AVal>& bwCaps = bw.trace->captured();
+    ruleCaps = concatLeaves(fwCaps, bwCaps);
+    rule->fwd = withUnusedParams(*withUnusedParams(*fw.func, 0, fCaps), fCaps.size() + fwCaps.size(), bwCaps);
+    rule->bwd = withUnusedParams(*bw.func, 0, concatLeaves(fCaps, fwCaps));
+  }
+  FuncPtr branch = withUnusedParams(*tf.t.func, fCaps.size(), ruleCaps);
+  branch->name = v.fn.kind == ValueKind::Closure ? v.fn.closure->name : d.name();
+  Attrs at;
+  at.custom = rule;
+  std::vector<AVal> operands = concatLeaves(concatLeaves(fCaps, ruleCaps), argLeaves);
+  std::vector<AVal> in = concatLeaves({AVal::of(Array::scalarInt(DType::I32, 0))}, operands);
+  std::vector<AVal> res = ev.tracer().apply(Op::Cond, in, at, c.span, {branch});
+  size_t pos = 0;
+  return rebuild(outDef, res, pos);
+}
+
 }  // namespace
 
 Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
@@ -357,6 +489,7 @@ Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     case AutodiffFn::Grad: case AutodiffFn::ValueAndGrad: return applyGrad(ev, v, d, c);
     case AutodiffFn::Jacfwd: case AutodiffFn::Jacrev: return applyJacobian(ev, v, d, c);
     case AutodiffFn::VjpFn: return applyVjpFn(ev, v, d, c);
+    case AutodiffFn::CustomJvp: case AutodiffFn::CustomVjp: return applyCustom(ev, v, d, c);
   }
   return Value::none();
 }
@@ -372,6 +505,8 @@ BuiltinDefs autodiffBuiltins() {
               {"jvp(f, primals, tangents)", "f at the primals (a tuple) and its directional derivative along the tangents: (out, tangent_out)", jvpBuiltin},
               {"vjp(f, primals...)", "f at the primals and the function mapping an output cotangent to the primals' cotangents: (out, vjp_fn)", vjpBuiltin},
               {"stop_gradient(x)", "x, treated as a constant by differentiation", stopGradient},
+              {"custom_jvp(f, jvp)", "f, differentiated by the rule jvp(primals, tangents) -> (primal_out, tangent_out)", customJvp},
+              {"custom_vjp(f, fwd, bwd)", "f, differentiated in reverse mode by fwd(*args) -> (out, residuals) and bwd(residuals, ct) -> a cotangent per argument", customVjp},
           }};
 }
 

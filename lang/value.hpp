@@ -140,14 +140,19 @@ struct VmapFn {
   Span span;
 };
 
-/// A function made by grad, value_and_grad, jacfwd, jacrev or vjp (lang/builtins_autodiff.cpp).
+/// A function made by grad, value_and_grad, jacfwd, jacrev, vjp, custom_jvp or custom_vjp
+/// (lang/builtins_autodiff.cpp).
 struct AutodiffFn {
-  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn } kind = Grad;
+  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn, CustomJvp, CustomVjp } kind = Grad;
   std::vector<int64_t> argnums{0};
   bool argnumsTuple = false;  // argnums was a tuple: the gradients come as a tuple
   bool hasAux = false;
   std::vector<Value> primals;  // VjpFn: the arguments it was made at
-  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp".
+  std::vector<Value> rules;    // CustomJvp: (jvp); CustomVjp: (fwd, bwd)
+  /// Custom*: set while its rules are traced, where a call of the function itself runs f (a
+  /// rule written with the function, as JAX's examples are, does not trace itself forever).
+  mutable bool tracingRules = false;
+  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "custom_jvp", "custom_vjp".
   const char* name() const;
 };
 

@@ -15,6 +15,22 @@
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
   case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
 
+// The ops that are never linear in a tangent: they have JVP rules but no transpose rule.
+#define SCN_AD_NONLINEAR_OPS \
+    case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: \
+    case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin: case Op::Cos: \
+    case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan: \
+    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2: \
+    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma: \
+    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::FloorDiv: case Op::Rem: \
+    case Op::Pow: case Op::Max: case Op::Min: case Op::And: case Op::Or: case Op::Xor: case Op::Shl: \
+    case Op::Shr: case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod: case Op::LogAddExp: \
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Constant: \
+    case Op::Iota: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: \
+    case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumProd: case Op::CumMax: case Op::CumMin: \
+    case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::Scan: \
+    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+
 namespace scn::ad {
 
 /// A tangent or cotangent: a variable, or nullopt for a symbolic zero.
@@ -73,6 +89,12 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
 std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>& linear,
                                const std::vector<Tan>& ct);
 
+/// Whether transposeRule handles `op` (the linear ops JVP rules emit on tangents).
+bool hasTransposeRule(Op op);
+
+/// A call of a custom_jvp / custom_vjp function (Note [Custom rules] in custom_rules.cpp).
+bool isCustomCall(const Eqn& e);
+
 /// The JVP of any equation (the rule of its op, or of its control flow): emits its primal and
 /// tangent computation; an error (E0276) for an op without a rule when a tangent is nonzero.
 struct Dual;
@@ -94,6 +116,14 @@ struct Forward {
   Backward backward;
 };
 Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt);
+
+/// The JVP of a custom call: the user's rule inlined (E0366 for a custom_vjp function).
+Dual jvpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin);
+/// Reverse mode of a custom_vjp call: fwd inlined now, bwd in the backward sweep.
+Forward vjpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt);
+/// E0367 unless every equation of a custom_jvp call's linear part (`isLinear`: the variables
+/// that are tangents) can be transposed.
+void checkLinearRule(const Eqn& custom, const std::vector<Eqn>& linearEqns, std::vector<bool> isLinear);
 
 /// `f` with its parameters and results placed in the given orders (indices into the old lists).
 FuncPtr permuted(const Func& f, const std::vector<size_t>& params, const std::vector<size_t>& results);

@@ -189,6 +189,7 @@ std::vector<BVal> batchWhile(Ctx& c, const Eqn& e, const std::vector<BVal>& in) 
 // outputs batched at 0) and each lane selects the outputs of its branch: out = out[0], then for
 // i = 1..k-1, out = select(index >= i, out[i], out), which also clamps the index into range.
 std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  if (e.attrs.custom) return batchCustom(c, e, in);
   BVal index = in.at(0);
   std::vector<BDim> opDims = dimsOf(in, 1, in.size() - 1);
   std::vector<int> opVars;

@@ -81,6 +81,9 @@ std::vector<BVal> batchProcessCollective(Ctx& c, const Eqn& e, const std::vector
 std::vector<BVal> batchScan(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
 std::vector<BVal> batchWhile(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
 std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
+/// A call of a custom_jvp / custom_vjp function: the branch and its rules batched together
+/// (Note [Custom rules] in custom_rules.cpp).
+std::vector<BVal> batchCustom(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
 /// Runs `e` once per lane inside a scan over the lanes (no carry): batched inputs become the
 /// scanned xs, unbatched ones its consts; every output comes back batched at 0. See
 /// Note [Batched indices] in batch.cpp.

@@ -23,6 +23,7 @@ Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vec
   bool anyTangent = false;
   for (const Tan& t : tin) anyTangent = anyTangent || t.has_value();
   if (anyTangent && diffKind(e.op) == DiffKind::Unsupported) noRule(e);
+  if (anyTangent && isCustomCall(e)) return jvpCustom(b, e, in, tin);
   if (anyTangent && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond)) return jvpControl(b, e, in, tin);
   std::vector<int> out = b.emit(e.op, in, e.attrs, e.subs);
   if (!anyTangent) return {out, std::vector<Tan>(out.size(), std::nullopt)};

@@ -1,4 +1,4 @@
-// The pipeline: associative-scan rounds (for some backends), scan-to-map,
+// The pipeline: custom calls inlined, associative-scan rounds (for some backends), scan-to-map,
 // drop-identity-reshapes, dead-code elimination, then (in the backend) the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
@@ -21,6 +21,44 @@ namespace {
 // vmap(scan(f)) compile to the same fused loop: after batching, both are a carry-less scan over
 // map-like ops, and both become one elementwise map in memory order, whatever nesting the user
 // wrote (seed 001).
+
+// Outputs of an inlined body keep the ids of the equation it replaces: each is an identity
+// reshape of the body's result, which drop-identity-reshapes removes.
+void aliasOutputs(Func& f, const Eqn& e, const std::vector<int>& results) {
+  SCN_ASSERT(results.size() == e.outputs.size(), "an inlined body has one result per output");
+  for (size_t i = 0; i < results.size(); ++i) {
+    Eqn alias;
+    alias.op = Op::Reshape;
+    alias.inputs = {results[i]};
+    alias.outputs = {e.outputs[i]};
+    alias.attrs.shape = f.type(e.outputs[i]).shape;
+    alias.span = e.span;
+    f.eqns.push_back(alias);
+  }
+}
+
+// A call of a custom_jvp / custom_vjp function is a one-branch cond carrying the rules (Note
+// [Custom rules] in custom_rules.cpp); the rules serve the transformations, which ran when the
+// program was traced, so a compiled program runs the function's equations in place, where they
+// fuse with their neighbours.
+bool inlineCustomCalls(Func& f) {
+  bool changed = false;
+  for (Eqn& e : f.eqns)
+    for (FuncPtr& s : e.subs) changed = inlineCustomCalls(*s) || changed;
+  Func rebuilt = f;
+  rebuilt.eqns.clear();
+  for (const Eqn& e : f.eqns) {
+    if (!(e.op == Op::Cond && e.attrs.custom)) {
+      rebuilt.eqns.push_back(e);
+      continue;
+    }
+    std::vector<int> operands(e.inputs.begin() + 1, e.inputs.end());
+    aliasOutputs(rebuilt, e, batching::inlineFunc(rebuilt, *e.subs.at(0), operands));
+    changed = true;
+  }
+  f = std::move(rebuilt);
+  return changed;
+}
 
 bool mapLike(const Func& body) {
   for (const Eqn& e : body.eqns)
@@ -49,17 +87,7 @@ bool scanToMap(Func& f) {
     std::vector<std::optional<int>> outAxes(body.results.size(), 0);
     FuncPtr mapped = batchFunc(body, inAxes, e.attrs.length, outAxes, e.span);
     std::vector<int> results = batching::inlineFunc(rebuilt, *mapped, e.inputs);
-    // The scan's outputs are now the map's results: rename uses of them.
-    SCN_ASSERT(results.size() == e.outputs.size(), "scan-to-map result count");
-    for (size_t i = 0; i < results.size(); ++i) {
-      Eqn alias;  // outputs keep their ids: reshape to the same shape is an identity copy
-      alias.op = Op::Reshape;
-      alias.inputs = {results[i]};
-      alias.outputs = {e.outputs[i]};
-      alias.attrs.shape = rebuilt.type(e.outputs[i]).shape;
-      alias.span = e.span;
-      rebuilt.eqns.push_back(alias);
-    }
+    aliasOutputs(rebuilt, e, results);  // the scan's outputs are now the map's results
     changed = true;
   }
   if (changed) f = std::move(rebuilt);
@@ -184,6 +212,10 @@ bool dropIdentityReshapes(Func& f) {
 
 const std::vector<Pass>& pipelinePasses() {
   static const std::vector<Pass> passes = {
+      // First: the rules are not run, and the function's equations are then simplified and
+      // fused like any others.
+      {"inline-custom-calls", "calls of custom_jvp / custom_vjp functions become the function's equations",
+       inlineCustomCalls},
       // Before scan-to-map, which then batches the rounds of a scan body like any map-like ops.
       {"expand-associative-scans", "associative_scan ops become log-depth odd-even rounds",
        expandAssociativeScans, &PipelineOptions::expandAssociativeScans},

@@ -234,23 +234,25 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
         r[1] = dotTransposeLhs(b, ct, in(1), e.inputs[0], a.rhsContract, a.lhsContract, a.rhsBatch, a.lhsBatch, true);
       return r;
     }
-    case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt:
-    case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin: case Op::Cos:
-    case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
-    case Op::Asinh: case Op::Acosh: case Op::Atanh: case Op::Log2: case Op::Log10: case Op::Exp2:
-    case Op::Cbrt: case Op::Reciprocal: case Op::Erf: case Op::Erfc: case Op::ErfInv: case Op::Lgamma:
-    case Op::Digamma: case Op::IsNan: case Op::IsInf: case Op::IsFinite: case Op::FloorDiv: case Op::Rem:
-    case Op::Pow: case Op::Max: case Op::Min: case Op::And: case Op::Or: case Op::Xor: case Op::Shl:
-    case Op::Shr: case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod: case Op::LogAddExp:
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Constant:
-    case Op::Iota: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd:
-    case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumProd: case Op::CumMax: case Op::CumMin:
-    case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::Scan:
-    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES
       break;  // JVP rules emit only the linear ops above on tangents
   }
   internalError(std::string("no transpose rule for ") + opName(e.op) + " (a JVP rule emitted a non-linear op on a tangent)");
+}
+
+bool hasTransposeRule(Op op) {
+  switch (op) {
+    case Op::Neg: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Select: case Op::Convert:
+    case Op::ReduceSum: case Op::CumSum: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
+    case Op::Reverse: case Op::Slice: case Op::Concat: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
+    case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral:
+      return true;
+    SCN_AD_NONLINEAR_OPS
+    SCN_AD_OPS_WITHOUT_RULES
+      return false;
+  }
+  return false;
 }
 
 }  // namespace scn::ad

@@ -101,6 +101,12 @@ Linear linearize(Builder& b, const Eqn& e, const std::vector<int>& in, const std
   for (Eqn& q : kept) b.dst.eqns.push_back(std::move(q));
   for (Tan& t : l.tangents)
     if (t && (static_cast<size_t>(*t) >= isLinear.size() || !isLinear[*t])) t.reset();  // a constant zero
+  if (isCustomCall(e)) {
+    std::vector<bool> placeholders(b.dst.types.size(), false);
+    for (const Tan& p : l.placeholders)
+      if (p) placeholders[*p] = true;
+    checkLinearRule(e, l.eqns, std::move(placeholders));
+  }
   return l;
 }
 
@@ -180,8 +186,9 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     for (int v : e.outputs) active[v] = differentiable(f.type(v).dtype);
     TapeEntry t;
     std::vector<int> out;
-    if (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond) {
-      Forward fw = vjpControl(b, e, in, activeIn);
+    bool customVjp = isCustomCall(e) && e.attrs.custom->kind == CustomRule::Vjp;
+    if (customVjp || (!isCustomCall(e) && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond))) {
+      Forward fw = customVjp ? vjpCustom(b, e, in, activeIn) : vjpControl(b, e, in, activeIn);
       out = fw.primal;
       t.inputs = in;
       t.outputs = out;

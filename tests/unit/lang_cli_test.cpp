@@ -187,7 +187,8 @@ TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
                    "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
   // `all` ends with it, after the IR passes.
   r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=all \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
-  EXPECT_EQ(r.out, "// after scan-to-map of f(f32[4]): unchanged\n"
+  EXPECT_EQ(r.out, "// after inline-custom-calls of f(f32[4]): unchanged\n"
+                   "// after scan-to-map of f(f32[4]): unchanged\n"
                    "// after drop-identity-reshapes of f(f32[4]): unchanged\n"
                    "// after dce of f(f32[4]): unchanged\n// after lower of f(f32[4])\n" + kSinPlusOneKernels +
                    "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
@@ -197,7 +198,7 @@ TEST(CliStages, AnUnknownPassListsEveryStage) {
   Shell r = shell("$SCN --print-after=fuse -e 1 2> \"$ERR\"; echo $?");
   EXPECT_EQ(r.out, "2\n");
   EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, "
-                   "expand-associative-scans, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
+                   "inline-custom-calls, expand-associative-scans, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
 }
 
 }  // namespace
