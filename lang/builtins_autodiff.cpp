@@ -15,6 +15,7 @@ const char* AutodiffFn::name() const {
     case Jacfwd: return "jacfwd";
     case Jacrev: return "jacrev";
     case VjpFn: return "vjp";
+    case Checkpoint: return "checkpoint";
   }
   return "grad";
 }
@@ -219,7 +220,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
          isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
              ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
              : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
-  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = tc.leaves;
   args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
   for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
@@ -238,7 +239,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
-  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); }, v.fn);
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd, ev.host().vjp); }, v.fn);
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
   for (bool w : wrt) perOut += w;
@@ -270,7 +271,7 @@ Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& 
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
   for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
-  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
   std::vector<Value> perLeaf;
@@ -347,6 +348,82 @@ Value stopGradient(Evaluator& ev, CallArgs& c) {
   return rebuild(x.def, out, pos);
 }
 
+// Note [Rematerialisation]
+// checkpoint(f) (JAX's jax.checkpoint / jax.remat) makes reverse mode recompute f's
+// intermediates in the backward pass instead of keeping them from the forward pass. A call of
+// the function it returns is traced as a scan of one step whose consts are f's inputs, with no
+// carry and f's results as the ys (un-stacked after). That is exactly what reverse mode needs:
+// the VJP of a scan (Note [Autodiff design]) keeps only its inputs (no carry is stored: there is
+// none) and its backward scan runs the VJP of the body, which recomputes f from those inputs;
+// the body being a sub-function, nothing of f's forward evaluation is kept, and no later pass
+// can merge the recomputation with it (what JAX's prevent_cse guards against). The forward
+// values are f's (the same equations), forward mode and vmap go through the scan as through any
+// scan, and the gradient is the plain one: the same equations in the same order, the only new
+// operation being one `0 + ct` per input cotangent (exact). Policies: nothing_saveable (the
+// default) is the scan; everything_saveable keeps everything, so it is f itself; dots_saveable
+// (and dots_with_no_batch_dims_saveable) mark the scan (Attrs::saveDots) and reverse mode
+// stores the outputs of the body's products besides its inputs, recomputing the rest of f
+// without them (rematScan in jit/transform/vjp_control.cpp). Inside a scan body checkpoint
+// changes nothing: a scan's reverse mode already stores only carries and recomputes its body.
+
+// The policies checkpoint knows, JAX's jax.checkpoint_policies names (with their aliases) and
+// what each stores; E0370 for others.
+struct Policy {
+  const char* name;
+  Attrs::SaveDots saveDots;
+};
+constexpr Policy kCheckpointPolicies[] = {
+    {"nothing_saveable", Attrs::SaveDots::None},
+    {"everything_saveable", Attrs::SaveDots::None},
+    {"dots_saveable", Attrs::SaveDots::AllDots},
+    {"checkpoint_dots", Attrs::SaveDots::AllDots},
+    {"dots_with_no_batch_dims_saveable", Attrs::SaveDots::DotsWithoutBatch},
+    {"checkpoint_dots_with_no_batch_dims", Attrs::SaveDots::DotsWithoutBatch},
+};
+
+// checkpoint(f, policy=None, prevent_cse=true): f, recomputed in reverse mode.
+Value checkpointBuiltin(Evaluator& ev, CallArgs& c, const char* name) {
+  Args a(ev, c, name, {"f", "policy=", "prevent_cse="});
+  AutodiffFn d;
+  d.kind = AutodiffFn::Checkpoint;
+  if (a.has(1) && !a.get(1).isNone()) {
+    const Value& p = a.get(1);
+    std::string known;
+    for (const Policy& k : kCheckpointPolicies) known += std::string(known.empty() ? "" : ", ") + "\"" + k.name + "\"";
+    if (p.kind != ValueKind::String)
+      fail("E0370", a.span(1), std::string(name) + " policy must be a policy name (a string), got " + describe(p),
+           "scn's policies are named by strings: " + known);
+    bool ok = false;
+    for (const Policy& k : kCheckpointPolicies) ok = ok || p.str == k.name;
+    if (!ok) fail("E0370", a.span(1), std::string(name) + " has no policy \"" + p.str + "\"", "the policies are " + known);
+    d.policy = p.str;
+  }
+  a.boolean(2, true);  // prevent_cse: always on (Note [Rematerialisation])
+  return functionValue(a.callable(0), d, c.span);
+}
+Value checkpoint(Evaluator& ev, CallArgs& c) { return checkpointBuiltin(ev, c, "checkpoint"); }
+Value remat(Evaluator& ev, CallArgs& c) { return checkpointBuiltin(ev, c, "remat"); }
+
+// A call of a checkpointed function: a scan of one step over f (Note [Rematerialisation]).
+Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  if (d.policy == "everything_saveable") return ev.call(v.fn, c);
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint");
+  Attrs at;
+  at.numConsts = static_cast<int>(tc.leaves.size());
+  at.length = 1;
+  for (const Policy& k : kCheckpointPolicies)
+    if (d.policy == k.name) at.saveDots = k.saveDots;
+  std::vector<AVal> ys = ev.tracer().apply(Op::Scan, tc.leaves, at, c.span, {tc.t.func});
+  std::vector<AVal> out;
+  for (const AVal& y : ys) {
+    Shape s = y.type.shape;
+    s.erase(s.begin());
+    out.push_back(ev.ops().reshape(y, s, c.span));
+  }
+  size_t pos = 0;
+  return rebuild(tc.t.outTree, out, pos);
+}
+
 }  // namespace
 
 Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
@@ -357,6 +434,7 @@ Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     case AutodiffFn::Grad: case AutodiffFn::ValueAndGrad: return applyGrad(ev, v, d, c);
     case AutodiffFn::Jacfwd: case AutodiffFn::Jacrev: return applyJacobian(ev, v, d, c);
     case AutodiffFn::VjpFn: return applyVjpFn(ev, v, d, c);
+    case AutodiffFn::Checkpoint: return applyCheckpoint(ev, v, d, c);
   }
   return Value::none();
 }
@@ -372,6 +450,8 @@ BuiltinDefs autodiffBuiltins() {
               {"jvp(f, primals, tangents)", "f at the primals (a tuple) and its directional derivative along the tangents: (out, tangent_out)", jvpBuiltin},
               {"vjp(f, primals...)", "f at the primals and the function mapping an output cotangent to the primals' cotangents: (out, vjp_fn)", vjpBuiltin},
               {"stop_gradient(x)", "x, treated as a constant by differentiation", stopGradient},
+              {"checkpoint(f, policy=None, prevent_cse=true)", "f, whose intermediates reverse mode recomputes from its inputs instead of storing them (policy: \"nothing_saveable\", \"dots_saveable\", ...)", checkpoint},
+              {"remat(f, policy=None, prevent_cse=true)", "checkpoint(f, policy): f, recomputed in reverse mode", remat},
           }};
 }
 

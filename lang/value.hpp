@@ -140,14 +140,17 @@ struct VmapFn {
   Span span;
 };
 
-/// A function made by grad, value_and_grad, jacfwd, jacrev or vjp (lang/builtins_autodiff.cpp).
+/// A function made by grad, value_and_grad, jacfwd, jacrev, vjp or checkpoint
+/// (lang/builtins_autodiff.cpp).
 struct AutodiffFn {
-  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn } kind = Grad;
+  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn, Checkpoint } kind = Grad;
   std::vector<int64_t> argnums{0};
   bool argnumsTuple = false;  // argnums was a tuple: the gradients come as a tuple
   bool hasAux = false;
   std::vector<Value> primals;  // VjpFn: the arguments it was made at
-  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp".
+  /// Checkpoint: its policy, JAX's name of it (Note [Rematerialisation]).
+  std::string policy = "nothing_saveable";
+  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "checkpoint".
   const char* name() const;
 };
 

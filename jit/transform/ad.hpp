@@ -93,7 +93,14 @@ struct Forward {
   std::vector<int> primal;
   Backward backward;
 };
-Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt);
+Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt,
+                   const VjpOptions& options);
+
+/// vjpFunc, except that the equations `saved[i]` of f are not evaluated: their outputs, stored by
+/// the forward pass, are parameters after f's and before the cotangents (checkpoint's
+/// dots_saveable policy, Note [Rematerialisation] in lang/builtins_autodiff.cpp).
+FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
+                      const VjpOptions& options);
 
 /// `f` with its parameters and results placed in the given orders (indices into the old lists).
 FuncPtr permuted(const Func& f, const std::vector<size_t>& params, const std::vector<size_t>& results);

@@ -1,6 +1,7 @@
 // Reverse mode over the IR: a forward sweep that linearizes each equation (its JVP rule, with
 // the linear part set aside), then a backward sweep that transposes the linear parts in
 // reverse order and accumulates cotangents.
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -144,12 +145,30 @@ std::vector<Tan> transposeLinear(Builder& b, const Linear& l, const std::vector<
   return out;
 }
 
-}  // namespace
-}  // namespace ad
+// A linearized equation whose primal outputs were stored (`saved`): drops the equation that
+// recomputed them, when nothing else of the linearization reads it, and uses the stored values.
+void usePrimalsSaved(Builder& b, Linear& l, size_t first, const std::vector<int>& saved) {
+  auto reads = [&](const Eqn& q, int v) { return std::find(q.inputs.begin(), q.inputs.end(), v) != q.inputs.end(); };
+  for (size_t i = first; i < b.dst.eqns.size(); ++i) {
+    if (b.dst.eqns[i].outputs != l.outputs) continue;
+    bool used = false;
+    for (size_t j = first; j < b.dst.eqns.size(); ++j)
+      for (int v : l.outputs) used = used || reads(b.dst.eqns[j], v);
+    for (const Eqn& q : l.eqns)
+      for (int v : l.outputs) used = used || reads(q, v);
+    if (used) return;
+    b.dst.eqns.erase(b.dst.eqns.begin() + static_cast<std::ptrdiff_t>(i));
+    l.outputs = saved;
+    return;
+  }
+}
 
-FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
-  using namespace ad;
+}  // namespace
+
+FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
+                      const VjpOptions& options) {
   SCN_ASSERT(wrt.size() == f.params.size(), "one wrt flag per parameter");
+  SCN_ASSERT(saved.empty() || saved.size() == f.eqns.size(), "one saved flag per equation");
   auto g = std::make_shared<Func>();
   g->name = f.name.empty() ? "vjp" : "vjp_" + f.name;
   std::vector<int> val(f.types.size(), -1);
@@ -160,9 +179,18 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     g->params.push_back(val[p] = g->newVar(f.type(p)));
     active[p] = wrt[i] && differentiable(f.type(p).dtype);
   }
+  std::vector<std::vector<int>> savedVars(f.eqns.size());
+  for (size_t i = 0; i < saved.size(); ++i)
+    if (saved[i])
+      for (int v : f.eqns[i].outputs) {
+        savedVars[i].push_back(g->newVar(f.type(v)));
+        g->params.push_back(savedVars[i].back());
+      }
   Builder b{*g, Span{}};
   std::vector<TapeEntry> tape;
-  for (const Eqn& e : f.eqns) {
+  for (size_t eqnIndex = 0; eqnIndex < f.eqns.size(); ++eqnIndex) {
+    const Eqn& e = f.eqns[eqnIndex];
+    const std::vector<int>& stored = savedVars[eqnIndex];
     std::vector<int> in;
     std::vector<bool> activeIn;
     bool any = false;
@@ -173,7 +201,7 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     }
     b.span = e.span;
     if (!any) {
-      std::vector<int> out = b.emit(e.op, in, e.attrs, e.subs);
+      std::vector<int> out = stored.empty() ? b.emit(e.op, in, e.attrs, e.subs) : stored;
       for (size_t j = 0; j < e.outputs.size(); ++j) val[e.outputs[j]] = out[j];
       continue;
     }
@@ -181,13 +209,15 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     TapeEntry t;
     std::vector<int> out;
     if (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond) {
-      Forward fw = vjpControl(b, e, in, activeIn);
+      Forward fw = vjpControl(b, e, in, activeIn, options);
       out = fw.primal;
       t.inputs = in;
       t.outputs = out;
       t.backward = std::move(fw.backward);
     } else {
+      size_t first = b.dst.eqns.size();
       t.linear = linearize(b, e, in, activeIn);
+      if (!stored.empty()) usePrimalsSaved(b, *t.linear, first, stored);
       out = t.linear->outputs;
     }
     for (size_t j = 0; j < e.outputs.size(); ++j) val[e.outputs[j]] = out[j];
@@ -219,6 +249,12 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
   for (size_t i = 0; i < f.params.size(); ++i)
     if (wrt[i]) g->results.push_back(b.instantiate(ct.get(val[f.params[i]]), f.type(f.params[i])));
   return g;
+}
+
+}  // namespace ad
+
+FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt, const VjpOptions& options) {
+  return ad::vjpFuncSaving(f, wrt, {}, options);
 }
 
 }  // namespace scn
