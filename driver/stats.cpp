@@ -48,8 +48,8 @@ const SummaryField kSummaryFields[] = {
     {"recomputed-steps", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.recomputedSteps); }, true},
     // Why scans were checkpointed without `checkpoints=`: the carries they would have stored
     // (the most of one scan) exceed the grad memory budget (Note [Grad memory budget]).
-    {"auto-checkpointed", Combine::Max, Unit::Count, [](const CallRecord& r) { return double(r.autoCheckpointedScans); },
-     true},
+    {"auto-checkpointed", Combine::Max, Unit::Count,
+     [](const CallRecord& r) { return double(r.autoCheckpointedScans); }, true},
     {"uncheckpointed-residuals", Combine::Max, Unit::Bytes,
      [](const CallRecord& r) { return double(r.uncheckpointedBytes); }, true},
     {"grad-memory-budget", Combine::Max, Unit::Bytes, [](const CallRecord& r) { return double(r.gradMemoryBudget); },

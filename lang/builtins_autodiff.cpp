@@ -239,7 +239,8 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
-  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd, ev.host().vjp); }, v.fn);
+  bool forward = d.kind == AutodiffFn::Jacfwd;
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, forward, ev.host().vjp); }, v.fn);
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
   for (bool w : wrt) perOut += w;
@@ -395,7 +396,8 @@ Value checkpointBuiltin(Evaluator& ev, CallArgs& c, const char* name) {
            "scn's policies are named by strings: " + known);
     bool ok = false;
     for (const Policy& k : kCheckpointPolicies) ok = ok || p.str == k.name;
-    if (!ok) fail("E0370", a.span(1), std::string(name) + " has no policy \"" + p.str + "\"", "the policies are " + known);
+    if (!ok)
+      fail("E0370", a.span(1), std::string(name) + " has no policy \"" + p.str + "\"", "the policies are " + known);
     d.policy = p.str;
   }
   a.boolean(2, true);  // prevent_cse: always on (Note [Rematerialisation])
