@@ -126,10 +126,10 @@ struct Attrs {
     bool segments = false;
     uint64_t residualBytes = 0, budgetBytes = 0;
   } checkpointMark;
-  // Scan of checkpoint(f, policy=...) (a step with f's inputs as consts): reverse mode stores
-  // the outputs of the body's dot_generals (AllDots; DotsWithoutBatch: those without batch
-  // dimensions) instead of recomputing them (Note [Rematerialisation] in builtins_autodiff.cpp).
-  enum class SaveDots : uint8_t { None, AllDots, DotsWithoutBatch } saveDots = SaveDots::None;
+  // Scan of checkpoint(f, policy=...) (one step with f's inputs as consts), by what reverse mode
+  // stores of the body besides its inputs: Nothing, the outputs of its dot_generals (Dots), or
+  // of those without batch dimensions (Note [Rematerialisation] in lang/builtins_autodiff.cpp).
+  enum class Remat : uint8_t { None, Nothing, Dots, DotsWithNoBatchDims } remat = Remat::None;
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;

@@ -65,8 +65,10 @@ std::vector<std::string> attrItems(const Eqn& e) {
                                  "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
                                  "num_carry=" + std::to_string(a.numCarry)};
       if (a.checkpoints != 0) r.push_back("checkpoints=" + std::to_string(std::max<int64_t>(a.checkpoints, 0)));
-      if (a.saveDots != Attrs::SaveDots::None)
-        r.push_back(a.saveDots == Attrs::SaveDots::AllDots ? "save=dots" : "save=dots_with_no_batch_dims");
+      if (a.remat != Attrs::Remat::None)
+        r.push_back(a.remat == Attrs::Remat::Nothing ? "remat=nothing"
+                    : a.remat == Attrs::Remat::Dots  ? "remat=dots"
+                                                     : "remat=dots_with_no_batch_dims");
       return r;
     }
     case OpCategory::While:

@@ -353,33 +353,33 @@ Value stopGradient(Evaluator& ev, CallArgs& c) {
 // checkpoint(f) (JAX's jax.checkpoint / jax.remat) makes reverse mode recompute f's
 // intermediates in the backward pass instead of keeping them from the forward pass. A call of
 // the function it returns is traced as a scan of one step whose consts are f's inputs, with no
-// carry and f's results as the ys (un-stacked after). That is exactly what reverse mode needs:
-// the VJP of a scan (Note [Autodiff design]) keeps only its inputs (no carry is stored: there is
-// none) and its backward scan runs the VJP of the body, which recomputes f from those inputs;
-// the body being a sub-function, nothing of f's forward evaluation is kept, and no later pass
-// can merge the recomputation with it (what JAX's prevent_cse guards against). The forward
-// values are f's (the same equations), forward mode and vmap go through the scan as through any
-// scan, and the gradient is the plain one: the same equations in the same order, the only new
-// operation being one `0 + ct` per input cotangent (exact). Policies: nothing_saveable (the
-// default) is the scan; everything_saveable keeps everything, so it is f itself; dots_saveable
-// (and dots_with_no_batch_dims_saveable) mark the scan (Attrs::saveDots) and reverse mode
-// stores the outputs of the body's products besides its inputs, recomputing the rest of f
-// without them (rematScan in jit/transform/vjp_control.cpp). Inside a scan body checkpoint
-// changes nothing: a scan's reverse mode already stores only carries and recomputes its body.
+// carry and f's results as the ys (un-stacked after), marked with its policy (Attrs::remat).
+// Forward, it is f (the same equations), and forward mode and vmap treat it as any scan. Reverse
+// mode (rematScan in jit/transform/vjp_control.cpp) keeps only the scan's inputs (and, for
+// dots_saveable, the outputs of the body's products), f's intermediates living in the body, a
+// sub-function; the backward pass runs the VJP of the body, which recomputes them from those
+// inputs. That VJP starts from the cotangents its inputs have so far (from the later uses of
+// the inputs) and adds the body's contributions to them one by one, in the order the backward
+// sweep of the un-checkpointed f would: so the gradients are the un-checkpointed ones bit for
+// bit on the interpreter (compiled backends may fuse the two differently: last-bit changes).
+// No pass merges the recomputation with the forward pass (what JAX's prevent_cse guards
+// against). everything_saveable keeps everything, so it is f itself. Inside a scan body
+// checkpoint changes little: a scan's reverse mode already stores only carries and recomputes
+// its body.
 
 // The policies checkpoint knows, JAX's jax.checkpoint_policies names (with their aliases) and
 // what each stores; E0370 for others.
 struct Policy {
   const char* name;
-  Attrs::SaveDots saveDots;
+  Attrs::Remat remat;
 };
 constexpr Policy kCheckpointPolicies[] = {
-    {"nothing_saveable", Attrs::SaveDots::None},
-    {"everything_saveable", Attrs::SaveDots::None},
-    {"dots_saveable", Attrs::SaveDots::AllDots},
-    {"checkpoint_dots", Attrs::SaveDots::AllDots},
-    {"dots_with_no_batch_dims_saveable", Attrs::SaveDots::DotsWithoutBatch},
-    {"checkpoint_dots_with_no_batch_dims", Attrs::SaveDots::DotsWithoutBatch},
+    {"nothing_saveable", Attrs::Remat::Nothing},
+    {"everything_saveable", Attrs::Remat::None},
+    {"dots_saveable", Attrs::Remat::Dots},
+    {"checkpoint_dots", Attrs::Remat::Dots},
+    {"dots_with_no_batch_dims_saveable", Attrs::Remat::DotsWithNoBatchDims},
+    {"checkpoint_dots_with_no_batch_dims", Attrs::Remat::DotsWithNoBatchDims},
 };
 
 // checkpoint(f, policy=None, prevent_cse=true): f, recomputed in reverse mode.
@@ -414,7 +414,7 @@ Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallA
   at.numConsts = static_cast<int>(tc.leaves.size());
   at.length = 1;
   for (const Policy& k : kCheckpointPolicies)
-    if (d.policy == k.name) at.saveDots = k.saveDots;
+    if (d.policy == k.name) at.remat = k.remat;
   std::vector<AVal> ys = ev.tracer().apply(Op::Scan, tc.leaves, at, c.span, {tc.t.func});
   std::vector<AVal> out;
   for (const AVal& y : ys) {

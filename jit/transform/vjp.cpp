@@ -55,6 +55,7 @@ struct TapeEntry {
   std::optional<Linear> linear;
   std::vector<int> inputs, outputs;  // control flow: primal inputs and outputs
   Backward backward;
+  AccumulatingBackward accumulating;
 };
 
 struct Cotangents {
@@ -65,6 +66,10 @@ struct Cotangents {
     auto it = ct.find(var);
     if (it == ct.end()) ct[var] = *c;
     else it->second = b.add(it->second, *c);
+  }
+  // Replaces var's cotangent by the total an accumulating backward computed from it.
+  void set(int var, Tan c) {
+    if (c && differentiable(b.type(var).dtype)) ct[var] = *c;
   }
   Tan get(int var) const {
     auto it = ct.find(var);
@@ -166,7 +171,7 @@ void usePrimalsSaved(Builder& b, Linear& l, size_t first, const std::vector<int>
 }  // namespace
 
 FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
-                      const VjpOptions& options) {
+                      const std::vector<bool>& seeded, const VjpOptions& options) {
   SCN_ASSERT(wrt.size() == f.params.size(), "one wrt flag per parameter");
   SCN_ASSERT(saved.empty() || saved.size() == f.eqns.size(), "one saved flag per equation");
   auto g = std::make_shared<Func>();
@@ -186,6 +191,12 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
         savedVars[i].push_back(g->newVar(f.type(v)));
         g->params.push_back(savedVars[i].back());
       }
+  std::vector<int> seeds(f.params.size(), -1);
+  for (size_t i = 0; i < seeded.size(); ++i)
+    if (seeded[i]) {
+      seeds[i] = g->newVar(f.type(f.params[i]));
+      g->params.push_back(seeds[i]);
+    }
   Builder b{*g, Span{}};
   std::vector<TapeEntry> tape;
   for (size_t eqnIndex = 0; eqnIndex < f.eqns.size(); ++eqnIndex) {
@@ -214,6 +225,7 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
       t.inputs = in;
       t.outputs = out;
       t.backward = std::move(fw.backward);
+      t.accumulating = std::move(fw.accumulating);
     } else {
       size_t first = b.dst.eqns.size();
       t.linear = linearize(b, e, in, activeIn);
@@ -226,6 +238,8 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
   std::vector<int> results;
   for (int r : f.results) results.push_back(val.at(r));
   Cotangents ct{b, {}};
+  for (size_t i = 0; i < seeds.size(); ++i)
+    if (seeds[i] >= 0) ct.add(val[f.params[i]], seeds[i]);
   for (int r : f.results) {
     int c = g->newVar(f.type(r));
     g->params.push_back(c);
@@ -241,6 +255,13 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
       any = any || ctOut.back().has_value();
     }
     if (!any) continue;
+    if (it->accumulating) {
+      std::vector<Tan> soFar;
+      for (int v : ins) soFar.push_back(ct.get(v));
+      std::vector<Tan> total = it->accumulating(b, ctOut, soFar);
+      for (size_t i = 0; i < ins.size(); ++i) ct.set(ins[i], total[i]);
+      continue;
+    }
     std::vector<Tan> ctIn = it->linear ? transposeLinear(b, *it->linear, ctOut) : it->backward(b, ctOut);
     for (size_t i = 0; i < ins.size(); ++i) ct.add(ins[i], ctIn[i]);
   }
@@ -254,7 +275,7 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
 }  // namespace ad
 
 FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt, const VjpOptions& options) {
-  return ad::vjpFuncSaving(f, wrt, {}, options);
+  return ad::vjpFuncSaving(f, wrt, {}, {}, options);
 }
 
 }  // namespace scn

@@ -161,7 +161,10 @@ Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const st
                   const VjpOptions& o);
 
 Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need, const VjpOptions& o) {
-  if (e.attrs.saveDots != Attrs::SaveDots::None) return rematScan(b, e, in, need, o);
+  // checkpoint's scan (one step over consts), unless a transformation gave it another shape.
+  bool remat = e.attrs.remat != Attrs::Remat::None && e.attrs.length == 1 && e.attrs.numCarry == 0 &&
+               in.size() == static_cast<size_t>(e.attrs.numConsts);
+  if (remat) return rematScan(b, e, in, need, o);
   int64_t n = e.attrs.length;
   if (e.attrs.checkpoints > 0 && n > 0) return checkpointedScan(b, e, in, need, {true, 0, 0}, o);
   if (e.attrs.checkpoints == 0) {
@@ -384,47 +387,63 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
 }
 
 // Whether checkpoint's policy stores this equation's outputs (Note [Rematerialisation]).
-bool saveable(const Eqn& q, Attrs::SaveDots policy) {
-  if (q.op != Op::DotGeneral) return false;
-  return policy == Attrs::SaveDots::AllDots || q.attrs.lhsBatch.empty();
+bool saveable(const Eqn& q, Attrs::Remat policy) {
+  if (q.op != Op::DotGeneral || policy == Attrs::Remat::Nothing) return false;
+  return policy == Attrs::Remat::Dots || q.attrs.lhsBatch.empty();
 }
 
-// The scan of checkpoint(f, policy=dots_saveable): one step whose consts are f's inputs and whose
-// ys are f's results. The forward scan also returns the outputs of the saveable dot_generals of
-// the body; the backward pass runs the VJP of the body with those as given values, so it
-// recomputes everything else of f from its inputs but no product.
+// The scan of checkpoint(f): one step whose consts are f's inputs and whose ys are f's results
+// (Note [Rematerialisation] in lang/builtins_autodiff.cpp). The forward scan also returns the
+// outputs of the body's products the policy saves; the backward pass is the VJP of the body,
+// inlined, with those as given values and seeded with the inputs' cotangents so far, so it
+// recomputes the rest of f from the inputs and adds to the cotangents in the plain order.
 Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
                   const VjpOptions& o) {
   const Func& body = *e.subs[0];
-  SCN_ASSERT(e.attrs.length == 1 && e.attrs.numCarry == 0 && in.size() == static_cast<size_t>(e.attrs.numConsts),
-             "a checkpoint scan is one step over consts");
   std::vector<bool> saved;
   auto fwd = std::make_shared<Func>(body);
   for (const Eqn& q : body.eqns) {
-    saved.push_back(saveable(q, e.attrs.saveDots));
+    saved.push_back(saveable(q, e.attrs.remat));
     if (saved.back()) fwd->results.insert(fwd->results.end(), q.outputs.begin(), q.outputs.end());
   }
   Attrs a = e.attrs;
-  a.saveDots = Attrs::SaveDots::None;
+  a.remat = Attrs::Remat::None;
   std::vector<int> out = b.emit(Op::Scan, in, a, {fwd});
   size_t ny = body.results.size();
   std::vector<int> primal = slice(out, 0, ny), stored = slice(out, ny, out.size());
-  FuncPtr vb = vjpFuncSaving(body, all(body.params.size()), saved, o);
-  Backward backward = [in, need, stored, ny, vb](Builder& bb, const std::vector<Tan>& ct) {
+  Eqn eq = e;
+  AccumulatingBackward backward = [eq, in, need, stored, saved, ny, o](Builder& bb, const std::vector<Tan>& ct,
+                                                                       const std::vector<Tan>& soFar) {
+    const Func& body = *eq.subs[0];
+    // An input passed twice is seeded once; the other parameter's cotangent is added after.
+    std::vector<bool> seeded(in.size(), false);
+    for (size_t i = 0; i < in.size(); ++i)
+      seeded[i] = soFar[i] && std::find(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i), in[i]) ==
+                                  in.begin() + static_cast<std::ptrdiff_t>(i);
+    FuncPtr vb = vjpFuncSaving(body, all(body.params.size()), saved, seeded, o);
     std::vector<int> args = in;
     for (int s : stored) {  // one step's values: drop the scan's axis of length 1
       Shape shape = bb.type(s).shape;
       shape.erase(shape.begin());
       args.push_back(bb.reshape(s, shape));
     }
+    for (size_t i = 0; i < in.size(); ++i)
+      if (seeded[i]) args.push_back(*soFar[i]);
     for (size_t j = 0; j < ny; ++j) {
-      Type yt = vb->type(vb->results[j]);
+      Type yt = body.type(body.results[j]);
       args.push_back(ct[j] ? bb.reshape(*ct[j], yt.shape) : bb.zeros(yt));
     }
     std::vector<int> r = batching::inlineFunc(bb.dst, *vb, args);
-    return keepNeeded(slice(r, ny, r.size()), need);
+    std::vector<Tan> total(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!need[i]) continue;
+      size_t first = static_cast<size_t>(std::find(in.begin(), in.end(), in[i]) - in.begin());
+      Tan c = Tan(r[ny + i]);
+      total[first] = first == i ? c : bb.addTan(total[first], c);
+    }
+    return total;
   };
-  return {primal, backward};
+  return {primal, {}, backward};
 }
 
 Forward cond(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need, const VjpOptions& o) {

@@ -390,7 +390,7 @@ TEST(GradMemoryBudget, AnExplicitCheckpointsWinsAndAScanThatFitsIsStored) {
 
 // checkpoint(f)'s scan (Note [Rematerialisation]): one step over consts w (3, 3) and x (3) whose
 // body is tanh(w @ x) * x, with `save` as its policy.
-FuncPtr checkpointScan(Attrs::SaveDots save) {
+FuncPtr checkpointScan(Attrs::Remat save) {
   const Type mat{DType::F64, {3, 3}}, vec{DType::F64, {3}};
   Builder body;
   int w = body.param(mat), x = body.param(vec);
@@ -403,7 +403,7 @@ FuncPtr checkpointScan(Attrs::SaveDots save) {
   Attrs a;
   a.numConsts = 2;
   a.length = 1;
-  a.saveDots = save;
+  a.remat = save;
   return b.ret(b.eqn(Op::Scan, {pw, px}, a, {bf}));
 }
 
@@ -418,8 +418,8 @@ int countDots(const Func& f) {
 }
 
 TEST(Rematerialisation, DotsSaveableStoresTheProductsAndRecomputesTheRest) {
-  FuncPtr nothing = vjpFunc(*checkpointScan(Attrs::SaveDots::None), {true, true});
-  FuncPtr dots = vjpFunc(*checkpointScan(Attrs::SaveDots::AllDots), {true, true});
+  FuncPtr nothing = vjpFunc(*checkpointScan(Attrs::Remat::Nothing), {true, true});
+  FuncPtr dots = vjpFunc(*checkpointScan(Attrs::Remat::Dots), {true, true});
   ASSERT_EQ(verify(*dots), "") << printFunc(*dots);
   // The forward scan of dots_saveable has one more output: the product it stores.
   auto scanOutputs = [](const Func& g) { return g.eqns.front().op == Op::Scan ? g.eqns.front().outputs.size() : 0u; };
