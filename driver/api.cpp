@@ -329,6 +329,7 @@ Result<Context> Context::create(ContextOptions options) {
     so.onDiagnostic = [cx](const Diagnostic& d) { cx->onDiagnostic(d); };
     so.cacheDir = cx->opts.cacheDir;
     so.cacheMaxBytes = cacheMaxBytesFromEnvironment();  // Note [Cache eviction]
+    so.gradMemoryBudget = cx->opts.gradMemoryBudget ? cx->opts.gradMemoryBudget : gradMemoryBudgetFromEnvironment();
     cx->session = std::make_unique<Session>(std::move(so));
     if (cx->sawError) return;
     cx->override = StatusCode::InvalidArgument;

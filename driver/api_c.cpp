@@ -180,6 +180,7 @@ scn_status scn_options_init(scn_options* options) {
   options->on_print = nullptr;
   options->print_user = nullptr;
   options->cache_dir = nullptr;
+  options->grad_memory_budget = 0;
   return SCN_OK;
 }
 
@@ -194,6 +195,7 @@ scn_status scn_context_new(const scn_options* options, scn_context** out) {
     co.backend = o.backend ? o.backend : "auto";
     co.optLevel = o.opt_level;
     if (o.cache_dir) co.cacheDir = o.cache_dir;
+    co.gradMemoryBudget = o.grad_memory_budget;
     if (scn_diagnostic_fn fn = o.on_diagnostic) {
       void* user = o.diagnostic_user;
       co.onDiagnostic = [fn, user](const scn::DiagnosticRecord& r) { deliver(r, fn, user); };

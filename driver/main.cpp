@@ -60,6 +60,10 @@ options:
                         $SCN_CACHE_MAX_SIZE): the least recently used entries go first
   --cache-clear         remove the cached code in the cache directory (with --cache-dir=DIR:
                         in DIR) and exit
+  --grad-memory-budget=SIZE
+                        the most bytes the gradient of a scan without checkpoints= stores
+                        (a carry per step); past it the scan is checkpointed, and --stats
+                        says so (1G, 512M, bytes; default 1G or $SCN_GRAD_MEMORY_BUDGET)
   --color=WHEN          colour diagnostics and the prompt: auto (default: when stderr is a
                         terminal and NO_COLOR is unset), always, never
   -O0 | -O1 | -O2 | -O3 optimisation level of the CPU JIT (default -O2)
@@ -126,7 +130,7 @@ int runCommand(int argc, char** argv);
 
 /// The options that take a value, as `--name=VALUE` or `--name VALUE`.
 const char* const kValuedOptions[] = {"--backend", "--emit", "--print-after", "--cache-dir", "--cache-max-size",
-                                      "--color"};
+                                      "--grad-memory-budget", "--color"};
 
 /// Whether argv[i] is the valued option `name`; `value` gets its value (the next argument for
 /// `--name VALUE`, and then i moves past it; runCommand checked that there is one).
@@ -174,6 +178,7 @@ int runCommand(int argc, char** argv) {
   bool haveExpr = false, stats = false, haveCacheDir = false, clearCache = false;
   std::string cacheDir;
   uint64_t cacheMaxBytes = scn::cacheMaxBytesFromEnvironment();
+  uint64_t gradMemoryBudget = scn::gradMemoryBudgetFromEnvironment();
   int optLevel = 2;
   std::vector<std::string> scriptArgs;
   for (int i = 1; i < argc; ++i) {
@@ -221,6 +226,11 @@ int runCommand(int argc, char** argv) {
       if (!n)
         return usageError("--cache-max-size needs a size such as 1G, 512M or 1048576, not `" + value + "`");
       cacheMaxBytes = *n;
+    } else if (valued("--grad-memory-budget")) {
+      std::optional<uint64_t> n = scn::parseByteSize(value);
+      if (!n)
+        return usageError("--grad-memory-budget needs a size such as 1G, 512M or 1048576, not `" + value + "`");
+      gradMemoryBudget = *n;
     } else if (valued("--color")) {
       colorChoice = value;
       if ((value != "auto" && value != "always" && value != "never"))
@@ -254,6 +264,7 @@ int runCommand(int argc, char** argv) {
   opts.printAfter = printAfter;
   opts.cacheDir = haveCacheDir ? cacheDir : defaultCacheDir();
   opts.cacheMaxBytes = cacheMaxBytes;
+  opts.gradMemoryBudget = gradMemoryBudget;
   opts.out = [](const std::string& s) { scn::writeStdout(s); };
   if (isatty(2)) {  // Note [Slow compiles]: on a terminal only, rewritten in place
     opts.onSlowCompile = [](const std::string& what, double seconds, bool done) {

@@ -36,6 +36,7 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.stdlib = stdlibFiles();
   host.interrupted = interrupted();
   host.processes = opts_.processes;
+  host.vjp.gradMemoryBudget = opts_.gradMemoryBudget;
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
   setBackend(opts_.backend);
@@ -196,6 +197,9 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     rec->inPlaceUpdates = rs.inPlaceUpdates;
     rec->checkpointedCarries = c.checkpoints.storedCarries;
     rec->recomputedSteps = c.checkpoints.recomputedSteps;
+    rec->autoCheckpointedScans = c.checkpoints.automaticScans;
+    rec->uncheckpointedBytes = c.checkpoints.residualBytes;
+    rec->gradMemoryBudget = c.checkpoints.budgetBytes;
     rec->device = c.device;
     rec->measured = c.backend.rfind("interp", 0) != 0;  // the interpreter does not measure
     if (c.device) {

@@ -46,6 +46,9 @@ struct SessionOptions {
   /// The processes of the run, which pmap splits its axis over (dist/, an embedding host's
   /// communicator); null: this process alone.
   std::shared_ptr<Collectives> processes;
+  /// The most bytes reverse mode stores for a scan without `checkpoints=` before it checkpoints
+  /// it (Note [Grad memory budget] in jit/transform/vjp_control.cpp).
+  uint64_t gradMemoryBudget = kDefaultGradMemoryBudget;
 };
 
 class Session {

@@ -46,6 +46,14 @@ const SummaryField kSummaryFields[] = {
     {"checkpointed-carries", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.checkpointedCarries); },
      true},
     {"recomputed-steps", Combine::Sum, Unit::Count, [](const CallRecord& r) { return double(r.recomputedSteps); }, true},
+    // Why scans were checkpointed without `checkpoints=`: the carries they would have stored
+    // (the most of one scan) exceed the grad memory budget (Note [Grad memory budget]).
+    {"auto-checkpointed", Combine::Max, Unit::Count,
+     [](const CallRecord& r) { return double(r.autoCheckpointedScans); }, true},
+    {"uncheckpointed-residuals", Combine::Max, Unit::Bytes,
+     [](const CallRecord& r) { return double(r.uncheckpointedBytes); }, true},
+    {"grad-memory-budget", Combine::Max, Unit::Bytes, [](const CallRecord& r) { return double(r.gradMemoryBudget); },
+     true},
 };
 constexpr size_t kFieldCount = sizeof kSummaryFields / sizeof kSummaryFields[0];
 

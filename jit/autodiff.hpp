@@ -23,18 +23,34 @@ DiffKind diffKind(Op op);
 /// (zeros for integer results).
 FuncPtr jvpFunc(const Func& f, const std::vector<bool>& wrt);
 
+/// The grad memory budget's default: 1 GiB (Note [Grad memory budget] in jit/transform/vjp_control.cpp).
+constexpr uint64_t kDefaultGradMemoryBudget = uint64_t{1} << 30;
+/// $SCN_GRAD_MEMORY_BUDGET (a size: 1G, 512M, bytes) when set and valid, else the default.
+uint64_t gradMemoryBudgetFromEnvironment();
+
+/// How reverse mode stores residuals.
+struct VjpOptions {
+  /// The most bytes a scan without `checkpoints=` stores for reverse mode (a carry per step);
+  /// past it the scan is checkpointed with ceil(sqrt(n)) stored carries.
+  uint64_t gradMemoryBudget = kDefaultGradMemoryBudget;
+};
+
 /// Reverse mode. Returns g(params..., cotangents...) -> (results..., parameter cotangents...)
 /// with one cotangent parameter per result (of its type; ignored for integer results) and one
 /// cotangent result per parameter i where wrt[i] (zeros for integer parameters).
 /// User errors at the equation's span: E0274 reverse mode through a while loop, E0275 through
 /// an op that has forward mode only, E0276 through an op without a rule.
-FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt);
+FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt, const VjpOptions& options = {});
 
 /// What the checkpointed scans of a function differentiated in reverse mode store and recompute
 /// (Note [Scan checkpoints] in jit/transform/vjp_control.cpp), over all their executions: the
-/// carries stored at segment boundaries and the steps run again in the backward pass.
+/// carries stored at segment boundaries and the steps run again in the backward pass. Of the
+/// scans the memory budget checkpointed (without `checkpoints=`): how many, the most bytes one
+/// would have stored, and the budget it exceeded.
 struct CheckpointCounts {
   int64_t storedCarries = 0, recomputedSteps = 0;
+  int64_t automaticScans = 0;
+  uint64_t residualBytes = 0, budgetBytes = 0;
 };
 CheckpointCounts checkpointCounts(const Func& f);
 
@@ -46,6 +62,6 @@ namespace scn {
 /// d result_o / d param_i of shape result_o.shape ++ param_i.shape (o-major order). Forward
 /// mode (jacfwd: one JVP per input element, batched) or reverse (jacrev: one VJP per output
 /// element, batched).
-FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward);
+FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward, const VjpOptions& options = {});
 
 }  // namespace scn

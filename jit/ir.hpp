@@ -107,6 +107,8 @@ struct CustomRule {
   FuncPtr bwd;  // Vjp: (captured..., residuals..., out cotangents...) -> (arg cotangents...)
   Span span;    // the custom_jvp / custom_vjp call that gave the rule
 };
+/// Attrs::checkpoints of a scan that stores every carry in reverse mode (`checkpoints=0`).
+constexpr int64_t kStoreEveryCarry = -1;
 
 /// Static attributes of an equation; each op reads the fields its comment in ops.def names.
 struct Attrs {
@@ -127,8 +129,20 @@ struct Attrs {
   bool reverse = false;
   int64_t unroll = 1;
   // Scan under reverse mode: store the carry every ceil(length / checkpoints) steps and
-  // recompute the steps between (Note [Scan checkpoints] in vjp_control.cpp); 0 stores every step.
+  // recompute the steps between (Note [Scan checkpoints] in vjp_control.cpp); kStoreEveryCarry
+  // stores every step; 0 lets the memory budget decide (Note [Grad memory budget]).
   int64_t checkpoints = 0;
+  // Scan: set by reverse mode on the outer backward scan of a checkpointed scan, which --stats
+  // counts (checkpointCounts): the bytes storing every carry would have taken, and the memory
+  // budget they exceeded when the budget rather than `checkpoints=` chose to checkpoint (else 0).
+  struct CheckpointMark {
+    bool segments = false;
+    uint64_t residualBytes = 0, budgetBytes = 0;
+  } checkpointMark;
+  // Scan of checkpoint(f, policy=...) (one step with f's inputs as consts), by what reverse mode
+  // stores of the body besides its inputs: Nothing, the outputs of its dot_generals (Dots), or
+  // of those without batch dimensions (Note [Rematerialisation] in lang/builtins_autodiff.cpp).
+  enum class Remat : uint8_t { None, Nothing, Dots, DotsWithNoBatchDims } remat = Remat::None;
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;

@@ -1,4 +1,5 @@
 // The stable text form of the IR (--emit=ir): one line per equation, bodies nested and indented.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,11 @@ std::vector<std::string> attrItems(const Eqn& e) {
       std::vector<std::string> r{"length=" + std::to_string(a.length), std::string("reverse=") + boolText(a.reverse),
                                  "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
                                  "num_carry=" + std::to_string(a.numCarry)};
-      if (a.checkpoints > 0) r.push_back("checkpoints=" + std::to_string(a.checkpoints));
+      if (a.checkpoints != 0) r.push_back("checkpoints=" + std::to_string(std::max<int64_t>(a.checkpoints, 0)));
+      if (a.remat != Attrs::Remat::None)
+        r.push_back(a.remat == Attrs::Remat::Nothing ? "remat=nothing"
+                    : a.remat == Attrs::Remat::Dots  ? "remat=dots"
+                                                     : "remat=dots_with_no_batch_dims");
       return r;
     }
     case OpCategory::While:

@@ -17,6 +17,7 @@ const char* AutodiffFn::name() const {
     case VjpFn: return "vjp";
     case CustomJvp: return "custom_jvp";
     case CustomVjp: return "custom_vjp";
+    case Checkpoint: return "checkpoint";
   }
   return "grad";
 }
@@ -221,7 +222,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
          isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
              ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
              : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
-  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = tc.leaves;
   args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
   for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
@@ -240,7 +241,8 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
-  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, d.kind == AutodiffFn::Jacfwd); }, v.fn);
+  bool forward = d.kind == AutodiffFn::Jacfwd;
+  FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, forward, ev.host().vjp); }, v.fn);
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
   for (bool w : wrt) perOut += w;
@@ -272,7 +274,7 @@ Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& 
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
   for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
-  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt); }, v.fn);
+  FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
   std::vector<Value> perLeaf;
@@ -477,6 +479,82 @@ Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs&
   std::vector<AVal> res = ev.tracer().apply(Op::Cond, in, at, c.span, {branch});
   size_t pos = 0;
   return rebuild(outDef, res, pos);
+
+// Note [Rematerialisation]
+// checkpoint(f) (JAX's jax.checkpoint / jax.remat) makes reverse mode recompute f's
+// intermediates in the backward pass instead of keeping them from the forward pass. A call of
+// the function it returns is traced as a scan of one step whose consts are f's inputs, with no
+// carry and f's results as the ys (un-stacked after), marked with its policy (Attrs::remat).
+// Forward, it is f (the same equations), and forward mode and vmap treat it as any scan. Reverse
+// mode (rematScan in jit/transform/vjp_control.cpp) keeps only the scan's inputs (and, for
+// dots_saveable, the outputs of the body's products), f's intermediates living in the body, a
+// sub-function; the backward pass runs the VJP of the body, which recomputes them from those
+// inputs. That VJP starts from the cotangents its inputs have so far (from the later uses of
+// the inputs) and adds the body's contributions to them one by one, in the order the backward
+// sweep of the un-checkpointed f would: so the gradients are the un-checkpointed ones bit for
+// bit on the interpreter (compiled backends may fuse the two differently: last-bit changes).
+// No pass merges the recomputation with the forward pass (what JAX's prevent_cse guards
+// against). everything_saveable keeps everything, so it is f itself. Inside a scan body
+// checkpoint changes little: a scan's reverse mode already stores only carries and recomputes
+// its body.
+
+// The policies checkpoint knows, JAX's jax.checkpoint_policies names (with their aliases) and
+// what each stores; E0370 for others.
+struct Policy {
+  const char* name;
+  Attrs::Remat remat;
+};
+constexpr Policy kCheckpointPolicies[] = {
+    {"nothing_saveable", Attrs::Remat::Nothing},
+    {"everything_saveable", Attrs::Remat::None},
+    {"dots_saveable", Attrs::Remat::Dots},
+    {"checkpoint_dots", Attrs::Remat::Dots},
+    {"dots_with_no_batch_dims_saveable", Attrs::Remat::DotsWithNoBatchDims},
+    {"checkpoint_dots_with_no_batch_dims", Attrs::Remat::DotsWithNoBatchDims},
+};
+
+// checkpoint(f, policy=None, prevent_cse=true): f, recomputed in reverse mode.
+Value checkpointBuiltin(Evaluator& ev, CallArgs& c, const char* name) {
+  Args a(ev, c, name, {"f", "policy=", "prevent_cse="});
+  AutodiffFn d;
+  d.kind = AutodiffFn::Checkpoint;
+  if (a.has(1) && !a.get(1).isNone()) {
+    const Value& p = a.get(1);
+    std::string known;
+    for (const Policy& k : kCheckpointPolicies) known += std::string(known.empty() ? "" : ", ") + "\"" + k.name + "\"";
+    if (p.kind != ValueKind::String)
+      fail("E0370", a.span(1), std::string(name) + " policy must be a policy name (a string), got " + describe(p),
+           "scn's policies are named by strings: " + known);
+    bool ok = false;
+    for (const Policy& k : kCheckpointPolicies) ok = ok || p.str == k.name;
+    if (!ok)
+      fail("E0370", a.span(1), std::string(name) + " has no policy \"" + p.str + "\"", "the policies are " + known);
+    d.policy = p.str;
+  }
+  a.boolean(2, true);  // prevent_cse: always on (Note [Rematerialisation])
+  return functionValue(a.callable(0), d, c.span);
+}
+Value checkpoint(Evaluator& ev, CallArgs& c) { return checkpointBuiltin(ev, c, "checkpoint"); }
+Value remat(Evaluator& ev, CallArgs& c) { return checkpointBuiltin(ev, c, "remat"); }
+
+// A call of a checkpointed function: a scan of one step over f (Note [Rematerialisation]).
+Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
+  if (d.policy == "everything_saveable") return ev.call(v.fn, c);
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint");
+  Attrs at;
+  at.numConsts = static_cast<int>(tc.leaves.size());
+  at.length = 1;
+  for (const Policy& k : kCheckpointPolicies)
+    if (d.policy == k.name) at.remat = k.remat;
+  std::vector<AVal> ys = ev.tracer().apply(Op::Scan, tc.leaves, at, c.span, {tc.t.func});
+  std::vector<AVal> out;
+  for (const AVal& y : ys) {
+    Shape s = y.type.shape;
+    s.erase(s.begin());
+    out.push_back(ev.ops().reshape(y, s, c.span));
+  }
+  size_t pos = 0;
+  return rebuild(tc.t.outTree, out, pos);
 }
 
 }  // namespace
@@ -490,6 +568,7 @@ Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     case AutodiffFn::Jacfwd: case AutodiffFn::Jacrev: return applyJacobian(ev, v, d, c);
     case AutodiffFn::VjpFn: return applyVjpFn(ev, v, d, c);
     case AutodiffFn::CustomJvp: case AutodiffFn::CustomVjp: return applyCustom(ev, v, d, c);
+    case AutodiffFn::Checkpoint: return applyCheckpoint(ev, v, d, c);
   }
   return Value::none();
 }
@@ -507,6 +586,8 @@ BuiltinDefs autodiffBuiltins() {
               {"stop_gradient(x)", "x, treated as a constant by differentiation", stopGradient},
               {"custom_jvp(f, jvp)", "f, differentiated by the rule jvp(primals, tangents) -> (primal_out, tangent_out)", customJvp},
               {"custom_vjp(f, fwd, bwd)", "f, differentiated in reverse mode by fwd(*args) -> (out, residuals) and bwd(residuals, ct) -> a cotangent per argument", customVjp},
+              {"checkpoint(f, policy=None, prevent_cse=true)", "f, whose intermediates reverse mode recomputes from its inputs instead of storing them (policy: \"nothing_saveable\", \"dots_saveable\", ...)", checkpoint},
+              {"remat(f, policy=None, prevent_cse=true)", "checkpoint(f, policy): f, recomputed in reverse mode", remat},
           }};
 }
 

@@ -102,25 +102,27 @@ AVal sliceType(const AVal& x) {  // the per-iteration slice of a scanned array
 }
 
 /// The number of carries a scan of `length` steps stores in reverse mode from its
-/// `checkpoints=` argument at `i` (Note [Scan checkpoints] in jit/transform/vjp_control.cpp): a
-/// positive integer (E0360) or "sqrt" for ceil(sqrt(length)) (E0361); at most `length`; 0 when
-/// absent (every carry is stored).
+/// `checkpoints=` argument at `i` (Note [Scan checkpoints] in jit/transform/vjp_control.cpp): an
+/// integer k >= 1 (E0360), at most `length`, or "sqrt" for ceil(sqrt(length)) (E0361);
+/// kStoreEveryCarry for 0 (every carry is stored); 0 when absent or None (the grad memory budget
+/// decides, Note [Grad memory budget]).
 int64_t scanCheckpoints(const Args& a, size_t i, int64_t length, const char* fn) {
   if (!a.has(i) || a.get(i).isNone()) return 0;
   const Value& v = a.get(i);
   std::string what = std::string(fn) + " checkpoints";
-  const char* help = "pass a positive integer number of stored carries, or \"sqrt\" for ceil(sqrt(n)) of n steps";
+  const char* help = "pass a positive integer number of stored carries, \"sqrt\" for ceil(sqrt(n)) of n steps, "
+                     "or 0 to store every carry";
   int64_t k = 0;
   if (v.kind == ValueKind::String) {
-    if (v.str != "sqrt") fail("E0361", a.span(i), what + " must be a positive integer or \"sqrt\", got \"" + v.str + "\"", help);
+    if (v.str != "sqrt") fail("E0361", a.span(i), what + " must be an integer >= 0 or \"sqrt\", got \"" + v.str + "\"", help);
     while (k * k < length) ++k;  // ceil(sqrt(length)), exact in integers
     return k;
   }
   if (!v.isArray() || isFloat(v.array->type.dtype) || v.array->type.dtype == DType::Bool || !v.array->type.shape.empty())
-    fail("E0361", a.span(i), what + " must be a positive integer or \"sqrt\", got " + describe(v), help);
+    fail("E0361", a.span(i), what + " must be an integer >= 0 or \"sqrt\", got " + describe(v), help);
   k = a.integer(i, std::nullopt);
-  if (k < 1) fail("E0360", a.span(i), what + " must be >= 1, got " + std::to_string(k), help);
-  return std::min(k, length);
+  if (k < 0) fail("E0360", a.span(i), what + " must be >= 0, got " + std::to_string(k), help);
+  return k == 0 ? kStoreEveryCarry : std::min(k, length);
 }
 
 // scan(f, init, xs=None, length=None, reverse=false, unroll=1, checkpoints=None)

@@ -13,6 +13,7 @@
 
 #include "lang/array_ops.hpp"
 #include "jit/array_format.hpp"
+#include "jit/autodiff.hpp"
 #include "jit/collectives.hpp"
 #include "lang/tracer.hpp"
 #include "lang/value.hpp"
@@ -110,8 +111,11 @@ struct CallRecord {
   /// backend has a device (`device`). The interpreter does not measure (`measured` false).
   size_t peakBytes = 0, devicePeakBytes = 0, copiedBytes = 0;
   int64_t inPlaceUpdates = 0;  // RunStats::inPlaceUpdates
-  /// Carries stored and steps recomputed by checkpointed scans (jit/autodiff.hpp CheckpointCounts).
+  /// Carries stored and steps recomputed by checkpointed scans, and the scans the grad memory
+  /// budget checkpointed (jit/autodiff.hpp CheckpointCounts).
   int64_t checkpointedCarries = 0, recomputedSteps = 0;
+  int64_t autoCheckpointedScans = 0;
+  uint64_t uncheckpointedBytes = 0, gradMemoryBudget = 0;
   bool device = false, measured = true;
   int kernels = 0;
   std::string backend;
@@ -156,6 +160,8 @@ struct EvalHost {
   std::vector<std::pair<std::string_view, std::string_view>> stdlib;
   /// The processes of the run, which pmap splits its axis over (null: this process alone).
   std::shared_ptr<Collectives> processes;
+  /// How grad, vjp and jacrev store residuals (the grad memory budget).
+  VjpOptions vjp;
 };
 
 /// A mapped axis being traced now: its name, its size (all lanes, over every process), and

@@ -140,10 +140,10 @@ struct VmapFn {
   Span span;
 };
 
-/// A function made by grad, value_and_grad, jacfwd, jacrev, vjp, custom_jvp or custom_vjp
-/// (lang/builtins_autodiff.cpp).
+/// A function made by grad, value_and_grad, jacfwd, jacrev, vjp, custom_jvp, custom_vjp or
+/// checkpoint (lang/builtins_autodiff.cpp).
 struct AutodiffFn {
-  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn, CustomJvp, CustomVjp } kind = Grad;
+  enum Kind { Grad, ValueAndGrad, Jacfwd, Jacrev, VjpFn, CustomJvp, CustomVjp, Checkpoint } kind = Grad;
   std::vector<int64_t> argnums{0};
   bool argnumsTuple = false;  // argnums was a tuple: the gradients come as a tuple
   bool hasAux = false;
@@ -152,7 +152,9 @@ struct AutodiffFn {
   /// Custom*: set while its rules are traced, where a call of the function itself runs f (a
   /// rule written with the function, as JAX's examples are, does not trace itself forever).
   mutable bool tracingRules = false;
-  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "custom_jvp", "custom_vjp".
+  /// Checkpoint: its policy, JAX's name of it (Note [Rematerialisation]).
+  std::string policy = "nothing_saveable";
+  /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "custom_jvp", "custom_vjp", "checkpoint".
   const char* name() const;
 };
 

@@ -84,6 +84,9 @@ typedef struct scn_options {
   /* A directory for compiled code that outlives the context (CPU objects in <dir>/cpu, CUDA
    * PTX in <dir>/ptx), safe to share between processes. NULL or "" (the default): none. */
   const char* cache_dir;
+  /* The most bytes the gradient of a scan without checkpoints= stores (a carry per step) before
+   * scn checkpoints that scan itself. 0 (the default): $SCN_GRAD_MEMORY_BUDGET, else 1 GiB. */
+  uint64_t grad_memory_budget;
 } scn_options;
 
 /** An array. As an input the host fills dtype, rank, shape and data (strides may be NULL:

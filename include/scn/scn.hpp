@@ -145,6 +145,10 @@ struct ContextOptions {
   /// CUDA PTX in `<dir>/ptx`, shared safely by processes and contexts. A later context compiling
   /// the same function skips code generation. Empty (the default): nothing is written to disk.
   std::string cacheDir;
+  /// The most bytes the gradient of a scan without `checkpoints=` stores (a carry per step)
+  /// before scn checkpoints that scan itself (docs/language.md, Checkpointing). 0 (the
+  /// default): $SCN_GRAD_MEMORY_BUDGET, else 1 GiB.
+  uint64_t gradMemoryBudget = 0;
 };
 
 /// Figures of one compiled-function call made by the last load() or call().

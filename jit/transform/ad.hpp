@@ -111,11 +111,26 @@ Dual jvpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std:
 /// Reverse mode of a control-flow equation: emits its forward part now and returns what emits
 /// the backward part later (given the output cotangents, the input cotangents).
 using Backward = std::function<std::vector<Tan>(Builder&, const std::vector<Tan>&)>;
+/// A backward part that is given the input cotangents accumulated so far (from later uses) as
+/// well and returns the totals, so that it can add to them in the order of the equations
+/// (checkpoint's scan: Note [Rematerialisation]).
+using AccumulatingBackward =
+    std::function<std::vector<Tan>(Builder&, const std::vector<Tan>& ctOut, const std::vector<Tan>& ctInSoFar)>;
 struct Forward {
   std::vector<int> primal;
   Backward backward;
+  AccumulatingBackward accumulating;  // instead of backward, when set
 };
-Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt);
+Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt,
+                   const VjpOptions& options);
+
+/// vjpFunc, except that the equations `saved[i]` of f are not evaluated: their outputs, stored by
+/// the forward pass, are parameters after f's (checkpoint's dots_saveable policy); and that the
+/// parameters i where seeded[i] start from a given cotangent, a parameter after those, before
+/// the result cotangents: g(params..., saved outputs..., seeds..., cotangents...) (Note
+/// [Rematerialisation] in lang/builtins_autodiff.cpp). Empty vectors: none.
+FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
+                      const std::vector<bool>& seeded, const VjpOptions& options);
 
 /// The JVP of a custom call: the user's rule inlined (E0366 for a custom_vjp function).
 Dual jvpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin);

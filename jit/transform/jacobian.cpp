@@ -29,7 +29,7 @@ FuncPtr dropResults(const Func& f, size_t first) {
 
 }  // namespace
 
-FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward) {
+FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward, const VjpOptions& options) {
   using namespace ad;
   std::vector<size_t> in;  // the differentiated parameters
   for (size_t i = 0; i < wrt.size(); ++i)
@@ -46,7 +46,7 @@ FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward) 
     offset.push_back(n);
     n += numElements(t.shape);
   }
-  FuncPtr lin = forward ? jvpFunc(f, wrt) : vjpFunc(f, wrt);
+  FuncPtr lin = forward ? jvpFunc(f, wrt) : vjpFunc(f, wrt, options);
   FuncPtr linOnly = dropResults(*lin, f.results.size());
   std::vector<std::optional<int>> inAxes(f.params.size(), std::nullopt), outAxes(linOnly->results.size(), 0);
   inAxes.resize(lin->params.size(), 0);

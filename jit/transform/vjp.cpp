@@ -1,6 +1,7 @@
 // Reverse mode over the IR: a forward sweep that linearizes each equation (its JVP rule, with
 // the linear part set aside), then a backward sweep that transposes the linear parts in
 // reverse order and accumulates cotangents.
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -54,6 +55,7 @@ struct TapeEntry {
   std::optional<Linear> linear;
   std::vector<int> inputs, outputs;  // control flow: primal inputs and outputs
   Backward backward;
+  AccumulatingBackward accumulating;
 };
 
 struct Cotangents {
@@ -64,6 +66,10 @@ struct Cotangents {
     auto it = ct.find(var);
     if (it == ct.end()) ct[var] = *c;
     else it->second = b.add(it->second, *c);
+  }
+  // Replaces var's cotangent by the total an accumulating backward computed from it.
+  void set(int var, Tan c) {
+    if (c && differentiable(b.type(var).dtype)) ct[var] = *c;
   }
   Tan get(int var) const {
     auto it = ct.find(var);
@@ -150,12 +156,30 @@ std::vector<Tan> transposeLinear(Builder& b, const Linear& l, const std::vector<
   return out;
 }
 
-}  // namespace
-}  // namespace ad
+// A linearized equation whose primal outputs were stored (`saved`): drops the equation that
+// recomputed them, when nothing else of the linearization reads it, and uses the stored values.
+void usePrimalsSaved(Builder& b, Linear& l, size_t first, const std::vector<int>& saved) {
+  auto reads = [&](const Eqn& q, int v) { return std::find(q.inputs.begin(), q.inputs.end(), v) != q.inputs.end(); };
+  for (size_t i = first; i < b.dst.eqns.size(); ++i) {
+    if (b.dst.eqns[i].outputs != l.outputs) continue;
+    bool used = false;
+    for (size_t j = first; j < b.dst.eqns.size(); ++j)
+      for (int v : l.outputs) used = used || reads(b.dst.eqns[j], v);
+    for (const Eqn& q : l.eqns)
+      for (int v : l.outputs) used = used || reads(q, v);
+    if (used) return;
+    b.dst.eqns.erase(b.dst.eqns.begin() + static_cast<std::ptrdiff_t>(i));
+    l.outputs = saved;
+    return;
+  }
+}
 
-FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
-  using namespace ad;
+}  // namespace
+
+FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
+                      const std::vector<bool>& seeded, const VjpOptions& options) {
   SCN_ASSERT(wrt.size() == f.params.size(), "one wrt flag per parameter");
+  SCN_ASSERT(saved.empty() || saved.size() == f.eqns.size(), "one saved flag per equation");
   auto g = std::make_shared<Func>();
   g->name = f.name.empty() ? "vjp" : "vjp_" + f.name;
   std::vector<int> val(f.types.size(), -1);
@@ -166,9 +190,24 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     g->params.push_back(val[p] = g->newVar(f.type(p)));
     active[p] = wrt[i] && differentiable(f.type(p).dtype);
   }
+  std::vector<std::vector<int>> savedVars(f.eqns.size());
+  for (size_t i = 0; i < saved.size(); ++i)
+    if (saved[i])
+      for (int v : f.eqns[i].outputs) {
+        savedVars[i].push_back(g->newVar(f.type(v)));
+        g->params.push_back(savedVars[i].back());
+      }
+  std::vector<int> seeds(f.params.size(), -1);
+  for (size_t i = 0; i < seeded.size(); ++i)
+    if (seeded[i]) {
+      seeds[i] = g->newVar(f.type(f.params[i]));
+      g->params.push_back(seeds[i]);
+    }
   Builder b{*g, Span{}};
   std::vector<TapeEntry> tape;
-  for (const Eqn& e : f.eqns) {
+  for (size_t eqnIndex = 0; eqnIndex < f.eqns.size(); ++eqnIndex) {
+    const Eqn& e = f.eqns[eqnIndex];
+    const std::vector<int>& stored = savedVars[eqnIndex];
     std::vector<int> in;
     std::vector<bool> activeIn;
     bool any = false;
@@ -179,7 +218,7 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     }
     b.span = e.span;
     if (!any) {
-      std::vector<int> out = b.emit(e.op, in, e.attrs, e.subs);
+      std::vector<int> out = stored.empty() ? b.emit(e.op, in, e.attrs, e.subs) : stored;
       for (size_t j = 0; j < e.outputs.size(); ++j) val[e.outputs[j]] = out[j];
       continue;
     }
@@ -188,13 +227,16 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
     std::vector<int> out;
     bool customVjp = isCustomCall(e) && e.attrs.custom->kind == CustomRule::Vjp;
     if (customVjp || (!isCustomCall(e) && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond))) {
-      Forward fw = customVjp ? vjpCustom(b, e, in, activeIn) : vjpControl(b, e, in, activeIn);
+      Forward fw = customVjp ? vjpCustom(b, e, in, activeIn) : vjpControl(b, e, in, activeIn, options);
       out = fw.primal;
       t.inputs = in;
       t.outputs = out;
       t.backward = std::move(fw.backward);
+      t.accumulating = std::move(fw.accumulating);
     } else {
+      size_t first = b.dst.eqns.size();
       t.linear = linearize(b, e, in, activeIn);
+      if (!stored.empty()) usePrimalsSaved(b, *t.linear, first, stored);
       out = t.linear->outputs;
     }
     for (size_t j = 0; j < e.outputs.size(); ++j) val[e.outputs[j]] = out[j];
@@ -203,6 +245,8 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
   std::vector<int> results;
   for (int r : f.results) results.push_back(val.at(r));
   Cotangents ct{b, {}};
+  for (size_t i = 0; i < seeds.size(); ++i)
+    if (seeds[i] >= 0) ct.add(val[f.params[i]], seeds[i]);
   for (int r : f.results) {
     int c = g->newVar(f.type(r));
     g->params.push_back(c);
@@ -218,6 +262,13 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
       any = any || ctOut.back().has_value();
     }
     if (!any) continue;
+    if (it->accumulating) {
+      std::vector<Tan> soFar;
+      for (int v : ins) soFar.push_back(ct.get(v));
+      std::vector<Tan> total = it->accumulating(b, ctOut, soFar);
+      for (size_t i = 0; i < ins.size(); ++i) ct.set(ins[i], total[i]);
+      continue;
+    }
     std::vector<Tan> ctIn = it->linear ? transposeLinear(b, *it->linear, ctOut) : it->backward(b, ctOut);
     for (size_t i = 0; i < ins.size(); ++i) ct.add(ins[i], ctIn[i]);
   }
@@ -226,6 +277,12 @@ FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt) {
   for (size_t i = 0; i < f.params.size(); ++i)
     if (wrt[i]) g->results.push_back(b.instantiate(ct.get(val[f.params[i]]), f.type(f.params[i])));
   return g;
+}
+
+}  // namespace ad
+
+FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt, const VjpOptions& options) {
+  return ad::vjpFuncSaving(f, wrt, {}, {}, options);
 }
 
 }  // namespace scn

@@ -3,10 +3,12 @@
 // reversed scan runs the body's VJP; a cond runs the VJP of the branch it took; a while loop is
 // an error.
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 
 #include "base/diagnostics.hpp"
 #include "jit/autodiff.hpp"
+#include "jit/disk_cache.hpp"
 #include "jit/transform/ad.hpp"
 #include "jit/transform/batch_rules.hpp"
 
@@ -28,9 +30,9 @@ std::vector<Tan> keepNeeded(const std::vector<int>& cts, const std::vector<bool>
 
 // The backward body: (consts, ct carry, ct consts so far, stored carry, x, ct y) ->
 // (ct carry before the step, ct consts so far, ct x).
-FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx) {
+FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx, const VjpOptions& o) {
   size_t ny = body.results.size() - nk;
-  FuncPtr vb = vjpFunc(body, all(body.params.size()));
+  FuncPtr vb = vjpFunc(body, all(body.params.size()), o);
   auto g = std::make_shared<Func>();
   g->name = body.name + "_backward";
   auto params = [&](size_t from, size_t n, const Func& src) {
@@ -81,7 +83,8 @@ std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, c
 // consts, ct xs).
 std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& consts,
                               const std::vector<int>& ctCarry, const std::vector<int>& acc,
-                              const std::vector<int>& stored, const std::vector<int>& xs, const std::vector<int>& ctYs) {
+                              const std::vector<int>& stored, const std::vector<int>& xs, const std::vector<int>& ctYs,
+                              const VjpOptions& o) {
   std::vector<int> args = consts;
   for (const std::vector<int>* part : {&ctCarry, &acc, &stored, &xs, &ctYs}) args.insert(args.end(), part->begin(), part->end());
   Attrs a = attrs;
@@ -89,7 +92,7 @@ std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, 
   a.reverse = !a.reverse;
   a.checkpoints = 0;
   std::vector<int> r = b.emit(Op::Scan, std::move(args), std::move(a),
-                              {backwardBody(body, consts.size(), ctCarry.size(), xs.size())});
+                              {backwardBody(body, consts.size(), ctCarry.size(), xs.size(), o)});
   size_t nk = ctCarry.size(), nc = consts.size();
   std::vector<int> out = slice(r, 0, nk);
   std::vector<int> ctc = slice(r, nk, nk + nc), ctx = slice(r, nk + nc, r.size());
@@ -119,23 +122,73 @@ std::vector<Tan> inputCotangents(const std::vector<int>& r, size_t nc, size_t nk
   return keepNeeded(cts, need);
 }
 
-Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need);
+Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                         Attrs::CheckpointMark mark, const VjpOptions& o);
 
-Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
-  if (e.attrs.checkpoints > 0 && e.attrs.length > 0) return checkpointedScan(b, e, in, need);
+// Note [Grad memory budget]
+// A scan without `checkpoints=` (Attrs::checkpoints 0) stores one carry per step in reverse
+// mode while those n carries fit VjpOptions::gradMemoryBudget (1 GiB unless the CLI, the API
+// or SCN_GRAD_MEMORY_BUDGET says otherwise); past it, reverse mode checkpoints the scan as if
+// it were written with checkpoints="sqrt" (Note [Scan checkpoints]): k = ceil(sqrt(n)) stored
+// carries plus one segment's L = ceil(n / k), the fewest the one-level schedule can store. Every
+// k costs the same one extra forward evaluation of each step, so the fewest carries is the best
+// choice; when even those do not fit, they are still the least memory this schedule needs. The
+// switch happens only when it stores fewer carries (k + L < n). The sizes are static (every
+// shape is), so the decision is made once, when the gradient is traced; the gradient is the
+// stored-residual gradient bit for bit either way, and --stats reports the switch with the
+// bytes and the budget (Attrs::CheckpointMark). Nested scans decide on their own sizes.
+
+// The bytes a scan stores in reverse mode without checkpoints: every step's carry (saturating).
+uint64_t storedCarryBytes(const Func& body, const Attrs& attrs) {
+  uint64_t perStep = 0;
+  for (int i = 0; i < attrs.numCarry; ++i) {
+    const Type& t = body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]);
+    perStep += static_cast<uint64_t>(numElements(t.shape)) * dtypeSize(t.dtype);
+  }
+  uint64_t n = static_cast<uint64_t>(attrs.length);
+  if (perStep != 0 && n > UINT64_MAX / perStep) return UINT64_MAX;
+  return perStep * n;
+}
+
+// ceil(sqrt(n)), exact in integers.
+int64_t sqrtCheckpoints(int64_t n) {
+  int64_t k = 0;
+  while (k * k < n) ++k;
+  return k;
+}
+
+Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                  const VjpOptions& o);
+
+Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need, const VjpOptions& o) {
+  // checkpoint's scan (one step over consts), unless a transformation gave it another shape.
+  bool remat = e.attrs.remat != Attrs::Remat::None && e.attrs.length == 1 && e.attrs.numCarry == 0 &&
+               in.size() == static_cast<size_t>(e.attrs.numConsts);
+  if (remat) return rematScan(b, e, in, need, o);
+  int64_t n = e.attrs.length;
+  if (e.attrs.checkpoints > 0 && n > 0) return checkpointedScan(b, e, in, need, {true, 0, 0}, o);
+  if (e.attrs.checkpoints == 0) {
+    uint64_t bytes = storedCarryBytes(*e.subs[0], e.attrs);
+    int64_t k = sqrtCheckpoints(n);
+    if (bytes > o.gradMemoryBudget && k + (n + k - 1) / k < n) {
+      Eqn auto_ = e;
+      auto_.attrs.checkpoints = k;
+      return checkpointedScan(b, auto_, in, need, {true, bytes, o.gradMemoryBudget}, o);
+    }
+  }
   const Func& body = *e.subs[0];
   size_t nc = static_cast<size_t>(e.attrs.numConsts), nk = static_cast<size_t>(e.attrs.numCarry);
   size_t ny = body.results.size() - nk;
   std::vector<int> out = storingScan(b, body, e.attrs, in);
   std::vector<int> primal = slice(out, 0, nk + ny), stored = slice(out, nk + ny, out.size());
   Eqn eq = e;
-  Backward backward = [eq, in, need, stored, nc, nk](Builder& bb, const std::vector<Tan>& ct) {
+  Backward backward = [eq, in, need, stored, nc, nk, o](Builder& bb, const std::vector<Tan>& ct) {
     const Func& body = *eq.subs[0];
     std::vector<int> ctCarry, acc;
     for (size_t i = 0; i < nk; ++i) ctCarry.push_back(bb.instantiate(ct[i], bb.type(in[nc + i])));
     for (size_t i = 0; i < nc; ++i) acc.push_back(bb.zeros(bb.type(in[i])));
     std::vector<int> r = backwardScan(bb, body, eq.attrs, slice(in, 0, nc), ctCarry, acc, stored,
-                                      slice(in, nc + nk, in.size()), ysCotangents(bb, body, eq.attrs, ct));
+                                      slice(in, nc + nk, in.size()), ysCotangents(bb, body, eq.attrs, ct), o);
     return inputCotangents(r, nc, nk, need);
   };
   return {primal, backward};
@@ -157,9 +210,6 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
 // This is the simplest schedule, evenly spaced snapshots and one recomputation level; the
 // binomial (revolve) schedule with several levels is not implemented. The shorter last segment
 // is an outer scan of one segment of its own, so no step is padded or guarded.
-
-// The name suffix of the outer backward scan's body: what checkpointCounts looks for.
-constexpr std::string_view kSegmentBackward = "_segment_backward";
 
 // One run of equal segments of a checkpointed scan: `segments` segments of `steps` steps that
 // start at step `first` of the scan (in index order of the xs).
@@ -238,11 +288,11 @@ FuncPtr segmentForwardBody(const Func& body, const Attrs& attrs, int64_t steps, 
 // The body of the outer backward scan: (consts, ct carry, ct consts so far, stored carry, x
 // segment, ct y segment) -> (ct carry before the segment, ct consts so far, ct x segment); it
 // recomputes the segment's carries from the stored one.
-FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps, size_t nx) {
+FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps, size_t nx, const VjpOptions& o) {
   size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
   size_t ny = body.results.size() - nk;
   auto g = std::make_shared<Func>();
-  g->name = body.name + std::string(kSegmentBackward);
+  g->name = body.name + "_segment_backward";
   auto params = [&](size_t from, size_t n, bool stacked, const std::vector<int>& vars) {
     std::vector<int> vs;
     for (size_t i = 0; i < n; ++i) {
@@ -263,11 +313,12 @@ FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps,
   in.insert(in.end(), xs.begin(), xs.end());
   std::vector<int> out = storingScan(gb, body, inner, in);
   std::vector<int> stored = slice(out, nk + ny, out.size());
-  g->results = backwardScan(gb, body, inner, consts, ctCarry, acc, stored, xs, ctYs);
+  g->results = backwardScan(gb, body, inner, consts, ctCarry, acc, stored, xs, ctYs, o);
   return g;
 }
 
-Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
+Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                         Attrs::CheckpointMark mark, const VjpOptions& o) {
   const Func& body = *e.subs[0];
   const Attrs& attrs = e.attrs;
   size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
@@ -297,7 +348,7 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
     primal.push_back(concatRuns(b, pieces));
   }
   Eqn eq = e;
-  Backward backward = [eq, in, need, stored, runs, nc, nk, nx](Builder& bb, const std::vector<Tan>& ct) {
+  Backward backward = [eq, in, need, stored, runs, nc, nk, nx, mark, o](Builder& bb, const std::vector<Tan>& ct) {
     const Func& body = *eq.subs[0];
     const Attrs& attrs = eq.attrs;
     std::vector<int> ctCarry, acc;
@@ -315,8 +366,10 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
       for (int y : ctYs) args.push_back(segmentsOf(bb, y, run));
       Attrs a = outerAttrs(attrs, run.segments, static_cast<int>(nk + nc));
       a.reverse = !attrs.reverse;
+      a.checkpointMark = mark;
+      if (p > 0) a.checkpointMark.budgetBytes = 0;  // the budget's choice counts once per scan
       std::vector<int> r = bb.emit(Op::Scan, std::move(args), std::move(a),
-                                   {segmentBackwardBody(body, attrs, run.steps, nx)});
+                                   {segmentBackwardBody(body, attrs, run.steps, nx, o)});
       ctCarry = slice(r, 0, nk);
       acc = slice(r, nk, nk + nc);
       for (size_t i = 0; i < nx; ++i) ctXsPieces[i].push_back(flatSegments(bb, r[nk + nc + i]));
@@ -333,13 +386,73 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
   return {primal, backward};
 }
 
-Forward cond(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
+// Whether checkpoint's policy stores this equation's outputs (Note [Rematerialisation]).
+bool saveable(const Eqn& q, Attrs::Remat policy) {
+  if (q.op != Op::DotGeneral || policy == Attrs::Remat::Nothing) return false;
+  return policy == Attrs::Remat::Dots || q.attrs.lhsBatch.empty();
+}
+
+// The scan of checkpoint(f): one step whose consts are f's inputs and whose ys are f's results
+// (Note [Rematerialisation] in lang/builtins_autodiff.cpp). The forward scan also returns the
+// outputs of the body's products the policy saves; the backward pass is the VJP of the body,
+// inlined, with those as given values and seeded with the inputs' cotangents so far, so it
+// recomputes the rest of f from the inputs and adds to the cotangents in the plain order.
+Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                  const VjpOptions& o) {
+  const Func& body = *e.subs[0];
+  std::vector<bool> saved;
+  auto fwd = std::make_shared<Func>(body);
+  for (const Eqn& q : body.eqns) {
+    saved.push_back(saveable(q, e.attrs.remat));
+    if (saved.back()) fwd->results.insert(fwd->results.end(), q.outputs.begin(), q.outputs.end());
+  }
+  Attrs a = e.attrs;
+  a.remat = Attrs::Remat::None;
+  std::vector<int> out = b.emit(Op::Scan, in, a, {fwd});
+  size_t ny = body.results.size();
+  std::vector<int> primal = slice(out, 0, ny), stored = slice(out, ny, out.size());
+  Eqn eq = e;
+  AccumulatingBackward backward = [eq, in, need, stored, saved, ny, o](Builder& bb, const std::vector<Tan>& ct,
+                                                                       const std::vector<Tan>& soFar) {
+    const Func& body = *eq.subs[0];
+    // An input passed twice is seeded once; the other parameter's cotangent is added after.
+    std::vector<bool> seeded(in.size(), false);
+    for (size_t i = 0; i < in.size(); ++i)
+      seeded[i] = soFar[i] && std::find(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i), in[i]) ==
+                                  in.begin() + static_cast<std::ptrdiff_t>(i);
+    FuncPtr vb = vjpFuncSaving(body, all(body.params.size()), saved, seeded, o);
+    std::vector<int> args = in;
+    for (int s : stored) {  // one step's values: drop the scan's axis of length 1
+      Shape shape = bb.type(s).shape;
+      shape.erase(shape.begin());
+      args.push_back(bb.reshape(s, shape));
+    }
+    for (size_t i = 0; i < in.size(); ++i)
+      if (seeded[i]) args.push_back(*soFar[i]);
+    for (size_t j = 0; j < ny; ++j) {
+      Type yt = body.type(body.results[j]);
+      args.push_back(ct[j] ? bb.reshape(*ct[j], yt.shape) : bb.zeros(yt));
+    }
+    std::vector<int> r = batching::inlineFunc(bb.dst, *vb, args);
+    std::vector<Tan> total(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!need[i]) continue;
+      size_t first = static_cast<size_t>(std::find(in.begin(), in.end(), in[i]) - in.begin());
+      Tan c = Tan(r[ny + i]);
+      total[first] = first == i ? c : bb.addTan(total[first], c);
+    }
+    return total;
+  };
+  return {primal, {}, backward};
+}
+
+Forward cond(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need, const VjpOptions& o) {
   std::vector<int> out = b.emit(Op::Cond, in, e.attrs, e.subs);
   Eqn eq = e;
-  Backward backward = [eq, in, need, out](Builder& bb, const std::vector<Tan>& ct) {
+  Backward backward = [eq, in, need, out, o](Builder& bb, const std::vector<Tan>& ct) {
     std::vector<FuncPtr> branches;
     for (const FuncPtr& br : eq.subs) {
-      auto v = std::make_shared<Func>(*vjpFunc(*br, all(br->params.size())));
+      auto v = std::make_shared<Func>(*vjpFunc(*br, all(br->params.size()), o));
       v->results.erase(v->results.begin(), v->results.begin() + static_cast<std::ptrdiff_t>(br->results.size()));
       branches.push_back(v);
     }
@@ -357,10 +470,11 @@ Forward cond(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
 
 }  // namespace
 
-Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need) {
+Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                   const VjpOptions& o) {
   switch (e.op) {
-    case Op::Scan: return scan(b, e, in, need);
-    case Op::Cond: return cond(b, e, in, need);
+    case Op::Scan: return scan(b, e, in, need, o);
+    case Op::Cond: return cond(b, e, in, need, o);
     case Op::While:
       fail("E0274", e.span, "reverse-mode differentiation of this while_loop is not supported: its number of steps is not known",
            "give the loop a static step bound, `while_loop(cond, body, init, max_steps=N)` (or use fori_loop with "
@@ -391,6 +505,12 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
 
 namespace scn {
 
+uint64_t gradMemoryBudgetFromEnvironment() {
+  if (const char* v = std::getenv("SCN_GRAD_MEMORY_BUDGET"); v && *v)
+    if (std::optional<uint64_t> n = parseByteSize(v)) return *n;
+  return kDefaultGradMemoryBudget;
+}
+
 CheckpointCounts checkpointCounts(const Func& f) {
   CheckpointCounts c;
   for (const Eqn& e : f.eqns)
@@ -400,10 +520,16 @@ CheckpointCounts checkpointCounts(const Func& f) {
       CheckpointCounts inner = checkpointCounts(*sub);
       c.storedCarries += times * inner.storedCarries;
       c.recomputedSteps += times * inner.recomputedSteps;
-      bool segments = e.op == Op::Scan && sub->name.size() >= ad::kSegmentBackward.size() &&
-                      sub->name.compare(sub->name.size() - ad::kSegmentBackward.size(), std::string::npos,
-                                        ad::kSegmentBackward) == 0;
-      if (!segments) continue;
+      c.automaticScans += inner.automaticScans;
+      c.residualBytes = std::max(c.residualBytes, inner.residualBytes);
+      c.budgetBytes = std::max(c.budgetBytes, inner.budgetBytes);
+      const Attrs::CheckpointMark& mark = e.attrs.checkpointMark;
+      if (e.op != Op::Scan || !mark.segments) continue;
+      if (mark.budgetBytes > 0) {
+        c.automaticScans += 1;
+        c.residualBytes = std::max(c.residualBytes, mark.residualBytes);
+        c.budgetBytes = std::max(c.budgetBytes, mark.budgetBytes);
+      }
       c.storedCarries += e.attrs.length;  // one carry per segment
       for (const Eqn& q : sub->eqns)      // the recomputing (storing) scan of the segment
         if (q.op == Op::Scan) {

@@ -195,13 +195,14 @@ auto unlocked(ContextObject& c, std::vector<DiagnosticRecord>& records, F&& body
 // ---------------------------------------------------------------- Context
 
 void initContext(ContextObject* self, const std::string& backend, int optLevel, std::optional<std::string> cacheDir,
-                 nb::object onPrint) {
+                 nb::object onPrint, std::optional<uint64_t> gradMemoryBudget) {
   new (self) ContextObject();
   self->onPrint = std::move(onPrint);
   ContextOptions o;
   o.backend = backend;
   o.optLevel = optLevel;
   if (cacheDir) o.cacheDir = *cacheDir;
+  if (gradMemoryBudget) o.gradMemoryBudget = *gradMemoryBudget;
   o.onDiagnostic = [self](const DiagnosticRecord& r) { self->records.push_back(r); };
   o.onPrint = [self](std::string_view text) {
     nb::gil_scoped_acquire gil;
@@ -360,7 +361,7 @@ NB_MODULE(_scn, m) {
   nb::class_<ContextObject>(m, "Context", "an scn engine: loaded programs, compiled code, backend",
                             nb::is_weak_referenceable())
       .def("__init__", &initContext, "backend"_a = "auto", "opt_level"_a = 2, "cache_dir"_a = nb::none(),
-           "on_print"_a = nb::none())
+           "on_print"_a = nb::none(), "grad_memory_budget"_a = nb::none())
       .def("load", &load, "path"_a, "loads and runs a .scn file (its `fn`s stay defined)")
       .def("run", &run, "source"_a, "name"_a = "<source>", "parses and runs program text")
       .def("__getitem__", [](nb::handle self, const std::string& n) { return lookup(self, n, PyExc_KeyError); })

@@ -101,3 +101,15 @@ def test_stats_say_what_was_compiled(ctx):
     assert ctx.last_stats[0]["compiled"] is True
     ctx.inc(x)
     assert ctx.last_stats[0]["compiled"] is False and ctx.last_stats[0]["function"] == "inc"
+
+
+def test_grad_memory_budget_keeps_the_gradient(backend):
+    # A 40 KB budget checkpoints the 400 KB of carries of this scan's gradient; the values stay.
+    program = ("fn g(w) = grad(|a| sum(scan(|c, x| (tanh(c * a + x), 0.0), ones(100), "
+               "linspace(-1.0, 1.0, 1000)).0))(w)")
+    results = []
+    for budget in (None, 40000):
+        ctx = scn.Context(backend=backend, grad_memory_budget=budget)
+        ctx.run(program)
+        results.append(ctx.g(np.float32(0.9)))
+    assert results[0] == results[1]

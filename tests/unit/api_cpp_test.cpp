@@ -901,3 +901,32 @@ TEST(ApiCpp, CallAGradientOfALoadedProgram) {
   }
   EXPECT_TRUE(h.diags.empty());
 }
+
+TEST(ApiCpp, TheGradMemoryBudgetCheckpointsALongScan) {
+  SCN_SKIP_WITHOUT_CPU_BACKEND();
+  // 1000 steps of an f32[100] carry store 400 KB for the gradient; a budget of 40 KB makes
+  // reverse mode checkpoint the scan (32 carries), which lowers the peak and keeps the values.
+  const char* program =
+      "fn g(w) = grad(|a| sum(scan(|c, x| (tanh(c * a + x), 0.0), ones(100), linspace(-1.0, 1.0, 1000)).0))(w)";
+  auto run = [&](uint64_t budget, scn::CallStats& stats, std::vector<float>& out) {
+    scn::ContextOptions o;
+    o.backend = "cpu";
+    o.gradMemoryBudget = budget;
+    auto ctx = scn::Context::create(o);
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    ASSERT_TRUE(ctx->load(program, "g.scn"));
+    float w = 0.9f;
+    auto r = ctx->call("g", {scn::ArrayView::of(&w, {})});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(ctx->lastStats().size(), 1u);
+    stats = ctx->lastStats()[0];
+    out = values<float>(r->at(0));
+  };
+  scn::CallStats stored, checkpointed;
+  std::vector<float> a, b;
+  run(0, stored, a);  // the default: 1 GiB
+  run(40000, checkpointed, b);
+  EXPECT_EQ(a, b);
+  EXPECT_GT(stored.hostPeakBytes, 400000u);
+  EXPECT_LT(checkpointed.hostPeakBytes, 100000u);
+}

@@ -342,6 +342,102 @@ TEST(ScanCheckpoints, TheForwardPassStoresOnlySegmentBoundaries) {
   EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true})).storedCarries, 0);
 }
 
+TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
+  // 10 steps of an f64[3] carry store 240 bytes: under a 100-byte budget reverse mode
+  // checkpoints the scan itself (ceil(sqrt(10)) = 4 carries), with the gradients bit for bit.
+  std::mt19937 rng(5);
+  for (bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "reverse" : "forward");
+    FuncPtr plain = vjpFunc(*rnnScan(10, 0, reverse), {true, true, true});
+    VjpOptions small;
+    small.gradMemoryBudget = 100;
+    FuncPtr budgeted = vjpFunc(*rnnScan(10, 0, reverse), {true, true, true}, small);
+    ASSERT_EQ(verify(*budgeted), "") << printFunc(*budgeted);
+    EXPECT_EQ(printFunc(*budgeted), printFunc(*vjpFunc(*rnnScan(10, 4, reverse), {true, true, true})))
+        << "the budget's schedule is checkpoints=\"sqrt\"";
+    CheckpointCounts auto_ = checkpointCounts(*budgeted);
+    EXPECT_EQ(auto_.automaticScans, 1);
+    EXPECT_EQ(auto_.residualBytes, 240u);
+    EXPECT_EQ(auto_.budgetBytes, 100u);
+    EXPECT_EQ(auto_.storedCarries, 4);
+    EXPECT_EQ(checkpointCounts(*plain).automaticScans, 0);
+    std::vector<Array> args;
+    for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+    std::vector<Array> want = interpret(*plain, args), got = interpret(*budgeted, args);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+  }
+}
+
+TEST(GradMemoryBudget, AnExplicitCheckpointsWinsAndAScanThatFitsIsStored) {
+  VjpOptions small;
+  small.gradMemoryBudget = 100;
+  // checkpoints=0 (kStoreEveryCarry) stores every carry whatever the budget.
+  FuncPtr stored = vjpFunc(*rnnScan(10, kStoreEveryCarry, false), {true, true, true}, small);
+  EXPECT_EQ(checkpointCounts(*stored).storedCarries, 0);
+  EXPECT_EQ(printFunc(*stored), printFunc(*vjpFunc(*rnnScan(10, 0, false), {true, true, true})));
+  // An explicit k is k, and not counted as automatic.
+  CheckpointCounts explicitK = checkpointCounts(*vjpFunc(*rnnScan(10, 2, false), {true, true, true}, small));
+  EXPECT_EQ(explicitK.storedCarries, 2);
+  EXPECT_EQ(explicitK.automaticScans, 0);
+  // 240 bytes fit a 240-byte budget; 3 steps would not store fewer carries checkpointed (2 + 2).
+  small.gradMemoryBudget = 240;
+  EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true}, small)).automaticScans, 0);
+  small.gradMemoryBudget = 1;
+  EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(3, 0, false), {true, true, true}, small)).automaticScans, 0);
+}
+
+// checkpoint(f)'s scan (Note [Rematerialisation]): one step over consts w (3, 3) and x (3) whose
+// body is tanh(w @ x) * x, with `save` as its policy.
+FuncPtr checkpointScan(Attrs::Remat save) {
+  const Type mat{DType::F64, {3, 3}}, vec{DType::F64, {3}};
+  Builder body;
+  int w = body.param(mat), x = body.param(vec);
+  Attrs dot;
+  dot.lhsContract = {1};
+  dot.rhsContract = {0};
+  FuncPtr bf = body.ret({body.eqn1(Op::Mul, {body.eqn1(Op::Tanh, {body.eqn1(Op::DotGeneral, {w, x}, dot)}), x})});
+  Builder b;
+  int pw = b.param(mat), px = b.param(vec);
+  Attrs a;
+  a.numConsts = 2;
+  a.length = 1;
+  a.remat = save;
+  return b.ret(b.eqn(Op::Scan, {pw, px}, a, {bf}));
+}
+
+// The dot_generals of f and of every body in it.
+int countDots(const Func& f) {
+  int n = 0;
+  for (const Eqn& e : f.eqns) {
+    n += e.op == Op::DotGeneral;
+    for (const FuncPtr& s : e.subs) n += countDots(*s);
+  }
+  return n;
+}
+
+TEST(Rematerialisation, DotsSaveableStoresTheProductsAndRecomputesTheRest) {
+  FuncPtr nothing = vjpFunc(*checkpointScan(Attrs::Remat::Nothing), {true, true});
+  FuncPtr dots = vjpFunc(*checkpointScan(Attrs::Remat::Dots), {true, true});
+  ASSERT_EQ(verify(*dots), "") << printFunc(*dots);
+  // The forward scan of dots_saveable has one more output: the product it stores.
+  auto scanOutputs = [](const Func& g) { return g.eqns.front().op == Op::Scan ? g.eqns.front().outputs.size() : 0u; };
+  EXPECT_EQ(scanOutputs(*nothing), 1u);
+  EXPECT_EQ(scanOutputs(*dots), 2u);
+  // nothing_saveable: the forward product, its recomputation and the two transposed products;
+  // dots_saveable does not recompute it.
+  EXPECT_EQ(countDots(*nothing), 4);
+  EXPECT_EQ(countDots(*dots), 3);
+  std::mt19937 rng(7);
+  std::vector<Array> args;
+  for (Type t : dots->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+  std::vector<Array> want = interpret(*nothing, args), got = interpret(*dots, args);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+}
+
 TEST(Autodiff, EveryOpHasADifferentiationKind) {
   // Smooth ops have a JVP rule (the oracle above runs one case or more for each); the few
   // without a rule are listed here so that a new one is a decision, not an accident.
