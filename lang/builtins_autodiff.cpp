@@ -479,6 +479,7 @@ Value applyCustom(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs&
   std::vector<AVal> res = ev.tracer().apply(Op::Cond, in, at, c.span, {branch});
   size_t pos = 0;
   return rebuild(outDef, res, pos);
+}
 
 // Note [Rematerialisation]
 // checkpoint(f) (JAX's jax.checkpoint / jax.remat) makes reverse mode recompute f's
