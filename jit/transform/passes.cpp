@@ -117,8 +117,7 @@ std::vector<bool> neededBy(const Func& f, const std::vector<int>& roots) {
 /// Drops the unused outputs of scan e, and the inputs its body then no longer reads (Note [Dead
 /// scan outputs]); whether anything changed.
 bool pruneScan(Eqn& e, const std::vector<bool>& live) {
-  if (e.subs[0].use_count() > 1) e.subs[0] = std::make_shared<Func>(*e.subs[0]);  // edited below
-  Func& body = *e.subs[0];
+  const Func& body = *e.subs[0];
   const int nc = e.attrs.numConsts, nk = e.attrs.numCarry;
   std::vector<bool> keepOut(e.outputs.size());
   for (size_t j = 0; j < e.outputs.size(); ++j) keepOut[j] = live[e.outputs[j]];
@@ -151,10 +150,12 @@ bool pruneScan(Eqn& e, const std::vector<bool>& live) {
   };
   e.attrs.numConsts = static_cast<int>(std::count(keepIn.begin(), keepIn.begin() + nc, true));
   e.attrs.numCarry = static_cast<int>(std::count(keepOut.begin(), keepOut.begin() + nk, true));
+  if (e.subs[0].use_count() > 1) e.subs[0] = std::make_shared<Func>(*e.subs[0]);  // another eqn's too
+  Func& edited = *e.subs[0];
   filter(e.outputs, keepOut);
-  filter(body.results, keepOut);
+  filter(edited.results, keepOut);
   filter(e.inputs, keepIn);
-  filter(body.params, keepIn);
+  filter(edited.params, keepIn);
   return true;
 }
 
