@@ -30,7 +30,7 @@ enum class TypeClass : uint8_t { Any, Num, Float, Int, IntBool };
 /// What the stages ask of an op's category (the flag columns of SCN_OP_CATEGORIES in ops.def).
 struct CategoryFlags {
   bool elementwise, fusible, indexOnly, needsBuffer, mapLike, flatThrough, uniformThrough,
-      writesOutputLoc;
+      writesOutputLoc, savedInReverse;
 };
 
 struct OpInfo {
@@ -64,14 +64,14 @@ inline bool isElementwise(Op op) { return opInfo(op).flags.elementwise; }
 #define SCN_CASE_UNLESS_0(Cat) case OpCategory::Cat:
 #define SCN_CASE_PICK(how, flag, Cat) SCN_CASE_##how##_##flag(Cat)
 #define SCN_CASE_PICK_(how, flag, Cat) SCN_CASE_PICK(how, flag, Cat)
-#define SCN_FLAG_elementwise(e, f, i, b, m, fl, u, w) e
-#define SCN_FLAG_fusible(e, f, i, b, m, fl, u, w) f
-#define SCN_FLAG_indexOnly(e, f, i, b, m, fl, u, w) i
-#define SCN_FLAG_needsBuffer(e, f, i, b, m, fl, u, w) b
-#define SCN_FLAG_mapLike(e, f, i, b, m, fl, u, w) m
-#define SCN_FLAG_flatThrough(e, f, i, b, m, fl, u, w) fl
-#define SCN_FLAG_uniformThrough(e, f, i, b, m, fl, u, w) u
-#define SCN_FLAG_writesOutputLoc(e, f, i, b, m, fl, u, w) w
+#define SCN_FLAG_elementwise(e, f, i, b, m, fl, u, w, s) e
+#define SCN_FLAG_fusible(e, f, i, b, m, fl, u, w, s) f
+#define SCN_FLAG_indexOnly(e, f, i, b, m, fl, u, w, s) i
+#define SCN_FLAG_needsBuffer(e, f, i, b, m, fl, u, w, s) b
+#define SCN_FLAG_mapLike(e, f, i, b, m, fl, u, w, s) m
+#define SCN_FLAG_flatThrough(e, f, i, b, m, fl, u, w, s) fl
+#define SCN_FLAG_uniformThrough(e, f, i, b, m, fl, u, w, s) u
+#define SCN_FLAG_writesOutputLoc(e, f, i, b, m, fl, u, w, s) w
 #define SCN_CASE_WHERE_elementwise(Cat, ...) SCN_CASE_PICK_(IF, SCN_FLAG_elementwise(__VA_ARGS__), Cat)
 #define SCN_CASE_WHERE_NOT_elementwise(Cat, ...) SCN_CASE_PICK_(UNLESS, SCN_FLAG_elementwise(__VA_ARGS__), Cat)
 #define SCN_CASE_WHERE_fusible(Cat, ...) SCN_CASE_PICK_(IF, SCN_FLAG_fusible(__VA_ARGS__), Cat)

@@ -8,7 +8,7 @@ namespace scn {
 namespace {
 
 constexpr CategoryFlags kCategoryFlags[] = {
-#define SCN_CATEGORY_ROW(Cat, e, f, i, b, m, fl, u, w) {e, f, i, b, m, fl, u, w},
+#define SCN_CATEGORY_ROW(Cat, e, f, i, b, m, fl, u, w, s) {e, f, i, b, m, fl, u, w, s},
     SCN_OP_CATEGORIES(SCN_CATEGORY_ROW)
 #undef SCN_CATEGORY_ROW
 };

@@ -57,6 +57,15 @@ for t in "${targets[@]}"; do
   rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
     echo "fuzz_$t: FAILED (exit $rc); see $build/fuzz_$t.log and $build/artifacts/$t/"
+    # CI keeps only what is printed: the report, and the finding replayed with its input shown.
+    echo "---- the last lines of $build/fuzz_$t.log"
+    tail -n 80 "$build/fuzz_$t.log"
+    for a in "$build/artifacts/$t"/crash-* "$build/artifacts/$t"/timeout-* "$build/artifacts/$t"/oom-*; do
+      [ -f "$a" ] || continue
+      echo "---- replaying $a (base64: $(base64 -w0 "$a" | head -c 4096))"
+      SCN_FUZZ_PRINT=1 timeout 300 "$build/fuzz_$t" "$a" 2>&1 | tail -n 120
+      break
+    done
     status=1
   else
     echo "fuzz_$t: ok"

@@ -132,6 +132,15 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
 FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::vector<bool>& saved,
                       const std::vector<bool>& seeded, const VjpOptions& options);
 
+/// What reverse mode of a scan stores per step besides the carry (Note [Scan residuals] in
+/// scan_residuals.cpp): saved[i] for the body's equation i whose outputs are stacked, and the
+/// bytes one step stores, carry included.
+struct ScanResiduals {
+  std::vector<bool> saved;
+  uint64_t bytesPerStep = 0;
+};
+ScanResiduals scanResiduals(const Func& body, const Attrs& attrs, const VjpOptions& options);
+
 /// The JVP of a custom call: the user's rule inlined (E0366 for a custom_vjp function).
 Dual jvpCustom(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin);
 /// Reverse mode of a custom_vjp call: fwd inlined now, bwd in the backward sweep.

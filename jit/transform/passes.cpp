@@ -94,7 +94,8 @@ bool scanToMap(Func& f) {
   return changed;
 }
 
-/// The variables of f that the values `roots` depend on (roots included).
+}  // namespace
+
 std::vector<bool> neededBy(const Func& f, const std::vector<int>& roots) {
   std::vector<bool> live(f.types.size(), false);
   for (int r : roots) live[r] = true;
@@ -105,6 +106,8 @@ std::vector<bool> neededBy(const Func& f, const std::vector<int>& roots) {
   }
   return live;
 }
+
+namespace {
 
 // Note [Dead scan outputs]
 // A scan computes all its outputs together, so an unused one is not an unused equation: the

@@ -54,4 +54,7 @@ std::string printAfterHeading(const std::string& stage, const std::string& label
 /// A deep copy: sub-functions are copied too, so passes never change a shared body.
 FuncPtr cloneFunc(const Func& f);
 
+/// The variables of f that the values `roots` depend on (roots included).
+std::vector<bool> neededBy(const Func& f, const std::vector<int>& roots);
+
 }  // namespace scn

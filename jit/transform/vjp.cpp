@@ -23,12 +23,13 @@ namespace scn {
 //
 // Control flow is where global partial evaluation is hard (splitting a scan's body into a known
 // and an unknown scan), so scan and cond get direct reverse-mode rules instead (vjp_control.cpp):
-// the forward scan stacks the carry that enters each step as extra ys (one buffer of length
-// n allocated once; its consts, the loop-invariant residuals, are not stacked), and the backward
-// scan runs in the opposite direction with the VJP of the body, which recomputes the step's
-// intermediates from the stored carry. That costs one more forward evaluation of the body per
-// step and stores n carries rather than every intermediate of every step: the memory of the
-// gradient of a long scan is the size of its carries, not of its bodies' temporaries.
+// the forward scan stacks the carry that enters each step and the outputs of its costly
+// equations (products, reductions: Note [Scan residuals] in scan_residuals.cpp) as extra ys
+// (buffers of length n allocated once; its consts, the loop-invariant residuals, are not
+// stacked), and the backward scan runs in the opposite direction with the VJP of the body given
+// those values, which recomputes the step's cheap intermediates (elementwise and layout
+// equations, fused into the backward kernels) from the stored carry. The memory of the gradient
+// of a long scan is the size of its carries and its products' outputs, not of every temporary.
 // scan(..., checkpoints=k) stores k of the n carries and recomputes the rest (Note [Scan
 // checkpoints] in vjp_control.cpp).
 // while_loop has no reverse mode (the number of steps is not known to stack residuals): E0274.

@@ -28,11 +28,21 @@ std::vector<Tan> keepNeeded(const std::vector<int>& cts, const std::vector<bool>
   return r;
 }
 
-// The backward body: (consts, ct carry, ct consts so far, stored carry, x, ct y) ->
-// (ct carry before the step, ct consts so far, ct x).
-FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx, const VjpOptions& o) {
+// The outputs of the body's equations `saved` (Note [Scan residuals]), in order.
+std::vector<int> savedOutputs(const Func& body, const std::vector<bool>& saved) {
+  std::vector<int> r;
+  for (size_t i = 0; i < saved.size(); ++i)
+    if (saved[i]) r.insert(r.end(), body.eqns[i].outputs.begin(), body.eqns[i].outputs.end());
+  return r;
+}
+
+// The backward body: (consts, ct carry, ct consts so far, stored carry, stored residuals, x,
+// ct y) -> (ct carry before the step, ct consts so far, ct x); the residuals are the outputs of
+// the equations `saved` (none when empty).
+FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx, const std::vector<bool>& saved,
+                     const VjpOptions& o) {
   size_t ny = body.results.size() - nk;
-  FuncPtr vb = vjpFunc(body, all(body.params.size()), o);
+  FuncPtr vb = vjpFuncSaving(body, all(body.params.size()), saved, {}, o);
   auto g = std::make_shared<Func>();
   g->name = body.name + "_backward";
   auto params = [&](size_t from, size_t n, const Func& src) {
@@ -43,16 +53,23 @@ FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx, const Vj
     }
     return vs;
   };
+  auto valueParams = [&](const std::vector<int>& values) {
+    std::vector<int> vs;
+    for (int v : values) {
+      vs.push_back(g->newVar(body.type(v)));
+      g->params.push_back(vs.back());
+    }
+    return vs;
+  };
   std::vector<int> c = params(0, nc, body), ctk = params(nc, nk, body), acc = params(0, nc, body),
-                   ks = params(nc, nk, body), xs = params(nc + nk, nx, body);
-  std::vector<int> cty;
-  for (size_t j = 0; j < ny; ++j) {
-    cty.push_back(g->newVar(body.type(body.results[nk + j])));
-    g->params.push_back(cty.back());
-  }
+                   ks = params(nc, nk, body);
+  std::vector<int> res = valueParams(savedOutputs(body, saved));
+  std::vector<int> xs = params(nc + nk, nx, body);
+  std::vector<int> cty = valueParams(slice(body.results, nk, body.results.size()));
   std::vector<int> args = c;
   args.insert(args.end(), ks.begin(), ks.end());
   args.insert(args.end(), xs.begin(), xs.end());
+  args.insert(args.end(), res.begin(), res.end());
   args.insert(args.end(), ctk.begin(), ctk.end());
   args.insert(args.end(), cty.begin(), cty.end());
   std::vector<int> out = batching::inlineFunc(*g, *vb, args);
@@ -66,12 +83,15 @@ FuncPtr backwardBody(const Func& body, size_t nc, size_t nk, size_t nx, const Vj
   return g;
 }
 
-// The forward scan of reverse mode: the scan with the carry entering each step as extra ys.
-// Returns its outputs: carry, ys, then the stored carries (one per step).
-std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& in) {
+// The forward scan of reverse mode: the scan with the carry entering each step and the outputs of
+// the equations `saved` as extra ys. Returns its outputs: carry, ys, then the stored values (the
+// carries, then the residuals; one per step).
+std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& in,
+                             const std::vector<bool>& saved) {
   auto fwd = std::make_shared<Func>(body);
   size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
   for (size_t i = 0; i < nk; ++i) fwd->results.push_back(body.params[nc + i]);
+  for (int v : savedOutputs(body, saved)) fwd->results.push_back(v);
   Attrs a = attrs;
   a.checkpoints = 0;
   return b.emit(Op::Scan, in, std::move(a), {fwd});
@@ -79,12 +99,12 @@ std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, c
 
 // The backward scan: runs the body's VJP over the steps in the opposite order, from the
 // cotangent of the carry after the last step and the consts' cotangents so far (`acc`), given the
-// stored carries, the xs and the ys' cotangents. Returns (ct carry before the first step, ct
-// consts, ct xs).
+// stored carries and residuals (of the equations `saved`), the xs and the ys' cotangents.
+// Returns (ct carry before the first step, ct consts, ct xs).
 std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, const std::vector<int>& consts,
                               const std::vector<int>& ctCarry, const std::vector<int>& acc,
                               const std::vector<int>& stored, const std::vector<int>& xs, const std::vector<int>& ctYs,
-                              const VjpOptions& o) {
+                              const std::vector<bool>& saved, const VjpOptions& o) {
   std::vector<int> args = consts;
   for (const std::vector<int>* part : {&ctCarry, &acc, &stored, &xs, &ctYs}) args.insert(args.end(), part->begin(), part->end());
   Attrs a = attrs;
@@ -92,7 +112,7 @@ std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, 
   a.reverse = !a.reverse;
   a.checkpoints = 0;
   std::vector<int> r = b.emit(Op::Scan, std::move(args), std::move(a),
-                              {backwardBody(body, consts.size(), ctCarry.size(), xs.size(), o)});
+                              {backwardBody(body, consts.size(), ctCarry.size(), xs.size(), saved, o)});
   size_t nk = ctCarry.size(), nc = consts.size();
   std::vector<int> out = slice(r, 0, nk);
   std::vector<int> ctc = slice(r, nk, nk + nc), ctx = slice(r, nk + nc, r.size());
@@ -126,9 +146,10 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
                          Attrs::CheckpointMark mark, const VjpOptions& o);
 
 // Note [Grad memory budget]
-// A scan without `checkpoints=` (Attrs::checkpoints 0) stores one carry per step in reverse
-// mode while those n carries fit VjpOptions::gradMemoryBudget (1 GiB unless the CLI, the API
-// or SCN_GRAD_MEMORY_BUDGET says otherwise); past it, reverse mode checkpoints the scan as if
+// A scan without `checkpoints=` (Attrs::checkpoints 0) stores one carry and the residuals of
+// one step (Note [Scan residuals]) per step in reverse mode while those n steps' values fit
+// VjpOptions::gradMemoryBudget (1 GiB unless the CLI, the API or SCN_GRAD_MEMORY_BUDGET says
+// otherwise); past it, reverse mode checkpoints the scan as if
 // it were written with checkpoints="sqrt" (Note [Scan checkpoints]): k = ceil(sqrt(n)) stored
 // carries plus one segment's L = ceil(n / k), the fewest the one-level schedule can store. Every
 // k costs the same one extra forward evaluation of each step, so the fewest carries is the best
@@ -138,13 +159,10 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
 // stored-residual gradient bit for bit either way, and --stats reports the switch with the
 // bytes and the budget (Attrs::CheckpointMark). Nested scans decide on their own sizes.
 
-// The bytes a scan stores in reverse mode without checkpoints: every step's carry (saturating).
-uint64_t storedCarryBytes(const Func& body, const Attrs& attrs) {
-  uint64_t perStep = 0;
-  for (int i = 0; i < attrs.numCarry; ++i) {
-    const Type& t = body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]);
-    perStep += static_cast<uint64_t>(numElements(t.shape)) * dtypeSize(t.dtype);
-  }
+// The bytes a scan stores in reverse mode without checkpoints: every step's carry and residuals
+// (saturating).
+uint64_t storedBytes(const ScanResiduals& residuals, const Attrs& attrs) {
+  uint64_t perStep = residuals.bytesPerStep;
   uint64_t n = static_cast<uint64_t>(attrs.length);
   if (perStep != 0 && n > UINT64_MAX / perStep) return UINT64_MAX;
   return perStep * n;
@@ -167,8 +185,10 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
   if (remat) return rematScan(b, e, in, need, o);
   int64_t n = e.attrs.length;
   if (e.attrs.checkpoints > 0 && n > 0) return checkpointedScan(b, e, in, need, {true, 0, 0}, o);
+  const Func& body = *e.subs[0];
+  ScanResiduals residuals = scanResiduals(body, e.attrs, o);
   if (e.attrs.checkpoints == 0) {
-    uint64_t bytes = storedCarryBytes(*e.subs[0], e.attrs);
+    uint64_t bytes = storedBytes(residuals, e.attrs);
     int64_t k = sqrtCheckpoints(n);
     if (bytes > o.gradMemoryBudget && k + (n + k - 1) / k < n) {
       Eqn auto_ = e;
@@ -176,19 +196,19 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
       return checkpointedScan(b, auto_, in, need, {true, bytes, o.gradMemoryBudget}, o);
     }
   }
-  const Func& body = *e.subs[0];
   size_t nc = static_cast<size_t>(e.attrs.numConsts), nk = static_cast<size_t>(e.attrs.numCarry);
   size_t ny = body.results.size() - nk;
-  std::vector<int> out = storingScan(b, body, e.attrs, in);
+  std::vector<bool> saved = residuals.saved;
+  std::vector<int> out = storingScan(b, body, e.attrs, in, saved);
   std::vector<int> primal = slice(out, 0, nk + ny), stored = slice(out, nk + ny, out.size());
   Eqn eq = e;
-  Backward backward = [eq, in, need, stored, nc, nk, o](Builder& bb, const std::vector<Tan>& ct) {
+  Backward backward = [eq, in, need, stored, saved, nc, nk, o](Builder& bb, const std::vector<Tan>& ct) {
     const Func& body = *eq.subs[0];
     std::vector<int> ctCarry, acc;
     for (size_t i = 0; i < nk; ++i) ctCarry.push_back(bb.instantiate(ct[i], bb.type(in[nc + i])));
     for (size_t i = 0; i < nc; ++i) acc.push_back(bb.zeros(bb.type(in[i])));
     std::vector<int> r = backwardScan(bb, body, eq.attrs, slice(in, 0, nc), ctCarry, acc, stored,
-                                      slice(in, nc + nk, in.size()), ysCotangents(bb, body, eq.attrs, ct), o);
+                                      slice(in, nc + nk, in.size()), ysCotangents(bb, body, eq.attrs, ct), saved, o);
     return inputCotangents(r, nc, nk, need);
   };
   return {primal, backward};
@@ -311,9 +331,9 @@ FuncPtr segmentBackwardBody(const Func& body, const Attrs& attrs, int64_t steps,
   std::vector<int> in = consts;
   in.insert(in.end(), start.begin(), start.end());
   in.insert(in.end(), xs.begin(), xs.end());
-  std::vector<int> out = storingScan(gb, body, inner, in);
+  std::vector<int> out = storingScan(gb, body, inner, in, {});
   std::vector<int> stored = slice(out, nk + ny, out.size());
-  g->results = backwardScan(gb, body, inner, consts, ctCarry, acc, stored, xs, ctYs, o);
+  g->results = backwardScan(gb, body, inner, consts, ctCarry, acc, stored, xs, ctYs, {}, o);
   return g;
 }
 

@@ -11,6 +11,7 @@
 
 #include "jit/autodiff.hpp"
 #include "jit/backend.hpp"
+#include "jit/transform/ad.hpp"
 
 namespace scn {
 namespace {
@@ -343,7 +344,8 @@ TEST(ScanCheckpoints, TheForwardPassStoresOnlySegmentBoundaries) {
 }
 
 TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
-  // 10 steps of an f64[3] carry store 240 bytes: under a 100-byte budget reverse mode
+  // 10 steps of an f64[3] carry and its product (tanh's derivative reads it) store 480 bytes:
+  // under a 100-byte budget reverse mode
   // checkpoints the scan itself (ceil(sqrt(10)) = 4 carries), with the gradients bit for bit.
   std::mt19937 rng(5);
   for (bool reverse : {false, true}) {
@@ -357,7 +359,7 @@ TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
         << "the budget's schedule is checkpoints=\"sqrt\"";
     CheckpointCounts auto_ = checkpointCounts(*budgeted);
     EXPECT_EQ(auto_.automaticScans, 1);
-    EXPECT_EQ(auto_.residualBytes, 240u);
+    EXPECT_EQ(auto_.residualBytes, 480u);
     EXPECT_EQ(auto_.budgetBytes, 100u);
     EXPECT_EQ(auto_.storedCarries, 4);
     EXPECT_EQ(checkpointCounts(*plain).automaticScans, 0);
@@ -381,11 +383,81 @@ TEST(GradMemoryBudget, AnExplicitCheckpointsWinsAndAScanThatFitsIsStored) {
   CheckpointCounts explicitK = checkpointCounts(*vjpFunc(*rnnScan(10, 2, false), {true, true, true}, small));
   EXPECT_EQ(explicitK.storedCarries, 2);
   EXPECT_EQ(explicitK.automaticScans, 0);
-  // 240 bytes fit a 240-byte budget; 3 steps would not store fewer carries checkpointed (2 + 2).
-  small.gradMemoryBudget = 240;
+  // 480 bytes fit a 480-byte budget; 3 steps would not store fewer carries checkpointed (2 + 2).
+  small.gradMemoryBudget = 480;
   EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true}, small)).automaticScans, 0);
   small.gradMemoryBudget = 1;
   EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(3, 0, false), {true, true, true}, small)).automaticScans, 0);
+}
+
+// A 10-step scan over a vector carry c and xs x whose step is `step(w, c, x)` (w: a const
+// f64[3,3]); its only output is the carry.
+FuncPtr carryScan(const std::function<int(Builder&, int, int, int)>& step) {
+  const Type vec{DType::F64, {3}}, mat{DType::F64, {3, 3}};
+  Builder body;
+  int w = body.param(mat), c = body.param(vec), x = body.param(vec);
+  FuncPtr bf = body.ret({step(body, w, c, x)});
+  Builder b;
+  int pw = b.param(mat), pc = b.param(vec), px = b.param(Type{DType::F64, {10, 3}});
+  Attrs a;
+  a.numConsts = 1;
+  a.numCarry = 1;
+  a.length = 10;
+  return b.ret(b.eqn(Op::Scan, {pw, pc, px}, a, {bf}));
+}
+
+Attrs matVec() {
+  Attrs dot;
+  dot.lhsContract = {1};
+  dot.rhsContract = {0};
+  return dot;
+}
+
+int countDots(const Func& f);
+
+TEST(ScanResiduals, TheProductsTheBackwardPassReadsAreStoredNotRecomputed) {
+  // tanh(w @ c + x): the forward product, stored (tanh's derivative reads it), and the two
+  // transposed products of the backward pass. A checkpointed schedule stores no residuals: its
+  // segments' recomputation and the backward body recompute the product (five in its IR).
+  FuncPtr stored = vjpFunc(*rnnScan(10, 0, false), {true, true, true});
+  ASSERT_EQ(verify(*stored), "") << printFunc(*stored);
+  EXPECT_EQ(countDots(*stored), 3);
+  EXPECT_EQ(countDots(*vjpFunc(*rnnScan(10, 10, false), {true, true, true})), 5);
+  EXPECT_EQ(ad::scanResiduals(*rnnScan(10, 0, false)->eqns[0].subs[0], rnnScan(10, 0, false)->eqns[0].attrs, {}).bytesPerStep,
+            48u);
+}
+
+TEST(ScanResiduals, OnlyStepVaryingValuesTheBackwardPassReadsAreStored) {
+  // w @ c + x is linear: its cotangent never reads the product, so only the carry is stored.
+  FuncPtr linear = carryScan([](Builder& b, int w, int c, int x) { return b.eqn1(Op::Add, {b.eqn1(Op::DotGeneral, {w, c}, matVec()), x}); });
+  ad::ScanResiduals r = ad::scanResiduals(*linear->eqns[0].subs[0], linear->eqns[0].attrs, {});
+  EXPECT_EQ(r.saved, (std::vector<bool>{false, false}));
+  EXPECT_EQ(r.bytesPerStep, 24u);
+  // tanh((w @ w) @ c): w @ w reads only the const, so it is not stacked; its product with c is.
+  FuncPtr invariant = carryScan([](Builder& b, int w, int c, int) {
+    Attrs mm;
+    mm.lhsContract = {1};
+    mm.rhsContract = {0};
+    int ww = b.eqn1(Op::DotGeneral, {w, w}, mm);
+    return b.eqn1(Op::Tanh, {b.eqn1(Op::DotGeneral, {ww, c}, matVec())});
+  });
+  r = ad::scanResiduals(*invariant->eqns[0].subs[0], invariant->eqns[0].attrs, {});
+  EXPECT_EQ(r.saved, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(r.bytesPerStep, 48u);
+  // The gradients equal the recomputing schedule's bit for bit (the same values, read back).
+  std::mt19937 rng(9);
+  for (const FuncPtr& f : {linear, invariant}) {
+    FuncPtr plain = vjpFunc(*f, {true, true, true});
+    Func ckf = *f;
+    ckf.eqns[0].attrs.checkpoints = 10;
+    FuncPtr ck = vjpFunc(ckf, {true, true, true});
+    std::vector<Array> args;
+    for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+    std::vector<Array> want = interpret(*ck, args), got = interpret(*plain, args);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+  }
 }
 
 // checkpoint(f)'s scan (Note [Rematerialisation]): one step over consts w (3, 3) and x (3) whose
