@@ -480,6 +480,18 @@ AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
     fail("E0206", span, "matmul got incompatible shapes " + shapeString(sa) + " and " + shapeString(sb),
          "the last axis of the left operand must equal the second-to-last of the right (" +
              std::to_string(sa.back()) + " != " + std::to_string(sb[sb.size() - 2]) + ")");
+  // A stack of matrices times one matrix: a's last axis with b's first and no batch axes (as
+  // jnp.matmul), which is one GEMM over every row of a rather than a batch of GEMMs of a
+  // broadcast copy of b.
+  if (sb.size() == 2 && sa.size() > 2) {
+    Attrs at;
+    at.lhsContract = {static_cast<int64_t>(sa.size() - 1)};
+    at.rhsContract = {0};
+    AVal r = t_.apply1(Op::DotGeneral, {a, b}, at, span);
+    Shape rs = r.type.shape;
+    if (bVec) rs.erase(rs.end() - 1);
+    return reshape(r, rs, span);
+  }
   // Broadcast the batch dimensions, then one dot_general with batch dims in front.
   Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
   AVal pa = AVal::of(Array(DType::Bool, ba)), pb = AVal::of(Array(DType::Bool, bb));

@@ -42,18 +42,30 @@ int dotTransposeLhs(Builder& b, int ct, const Type& x, int y, const std::vector<
   std::vector<int64_t> ansBatch = range(0, nb);
   std::vector<int64_t> ansY = swapped ? range(static_cast<int64_t>(nb), yKept.size())
                                       : range(static_cast<int64_t>(nb + xKept.size()), yKept.size());
+  std::vector<int64_t> order = argsort(yContract), xContractSorted;
+  for (int64_t i : order) xContractSorted.push_back(xContract[i]);
+  // dot(ct, y) has x's axes in the order (batch, kept, contracted); dot(y, ct) in the order
+  // (batch, contracted, kept). When the second is x's own order (the weight of `h @ w`), it
+  // needs no transpose (XLA folds the transpose into the product the same way).
+  std::vector<int64_t> ctFirst = xBatch, yFirst = xBatch;
+  ctFirst.insert(ctFirst.end(), xKept.begin(), xKept.end());
+  ctFirst.insert(ctFirst.end(), xContractSorted.begin(), xContractSorted.end());
+  yFirst.insert(yFirst.end(), xContractSorted.begin(), xContractSorted.end());
+  yFirst.insert(yFirst.end(), xKept.begin(), xKept.end());
   Attrs a;
+  if (std::is_sorted(yFirst.begin(), yFirst.end()) && !std::is_sorted(ctFirst.begin(), ctFirst.end())) {
+    a.lhsContract = yKept;
+    a.rhsContract = ansY;
+    a.lhsBatch = yBatch;
+    a.rhsBatch = ansBatch;
+    return b.emit1(Op::DotGeneral, {y, ct}, std::move(a));
+  }
   a.lhsContract = ansY;
   a.rhsContract = yKept;
   a.lhsBatch = ansBatch;
   a.rhsBatch = yBatch;
   int d = b.emit1(Op::DotGeneral, {ct, y}, std::move(a));
-  std::vector<int64_t> order = argsort(yContract), xContractSorted;
-  for (int64_t i : order) xContractSorted.push_back(xContract[i]);
-  std::vector<int64_t> all = xBatch;
-  all.insert(all.end(), xKept.begin(), xKept.end());
-  all.insert(all.end(), xContractSorted.begin(), xContractSorted.end());
-  return b.transpose(d, argsort(all));
+  return b.transpose(d, argsort(ctFirst));
 }
 
 int broadcastTranspose(Builder& b, const Eqn& e, int ct, const Type& in) {

@@ -460,6 +460,28 @@ TEST(ScanResiduals, OnlyStepVaryingValuesTheBackwardPassReadsAreStored) {
   }
 }
 
+TEST(DotGeneralTranspose, TheWeightCotangentIsOneProductInTheWeightsLayout) {
+  // y = x @ w: ct_w = x^T @ ct is dot_general(x, ct) contracting the rows, already w's (3, 4);
+  // ct_x = ct @ w^T keeps the (ct, w) order. Neither needs a transpose after the product.
+  Builder b;
+  int x = b.param(Type{DType::F64, {2, 3}}), w = b.param(Type{DType::F64, {3, 4}});
+  FuncPtr f = b.ret({b.eqn1(Op::DotGeneral, {x, w}, matVec())});
+  FuncPtr g = vjpFunc(*f, {true, true});
+  ASSERT_EQ(verify(*g), "") << printFunc(*g);
+  for (const Eqn& e : g->eqns) EXPECT_NE(e.op, Op::Transpose) << printFunc(*g);
+  EXPECT_EQ(countDots(*g), 3);
+  std::mt19937 rng(11);
+  std::vector<Array> args;
+  for (Type t : g->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+  std::vector<Array> out = interpret(*g, args);  // (y, ct_x, ct_w) from (x, w, ct)
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j) {
+      double want = 0;
+      for (int64_t r = 0; r < 2; ++r) want += args[0].getDouble(r * 3 + i) * args[2].getDouble(r * 4 + j);
+      EXPECT_DOUBLE_EQ(out[2].getDouble(i * 4 + j), want) << i << "," << j;
+    }
+}
+
 // checkpoint(f)'s scan (Note [Rematerialisation]): one step over consts w (3, 3) and x (3) whose
 // body is tanh(w @ x) * x, with `save` as its policy.
 FuncPtr checkpointScan(Attrs::Remat save) {
