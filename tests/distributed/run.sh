@@ -2,11 +2,13 @@
 # The distributed suite (docs/distributed.md): under `mpirun --oversubscribe -np NP` each program
 # here prints what it prints on one process, seed 001's program makes no collective call, an
 # uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
-# run with E0440 in bounded time.
-#   tests/distributed/run.sh SCN NP
+# run with E0440 in bounded time. With HOST (tests/distributed/embed_host.c, built as
+# embed_mpi_host), an MPI host hands its communicators to embedded contexts.
+#   tests/distributed/run.sh SCN NP [HOST]
 set -u
 scn=$1
 np=$2
+host=${3:-}
 dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -75,6 +77,17 @@ for prog in dead_rank mismatch dead_rank_compiled; do
   [ "$took" -lt 30 ] || fail "$prog.scn took $took s"
   grep -q -F "error[E0440]: an allreduce of" "$tmp/err" || fail "$prog.scn gave no E0440: $(cat "$tmp/err")"
 done
+
+# Embedding: the host's sub-communicator and a duplicate of its world carry pmap and psum; misuse
+# is E0444 (tests/distributed/embed_host.c says what it checks).
+if [ -n "$host" ]; then
+  if timeout 60 mpirun --oversubscribe -np "$np" "$host" > "$tmp/out" 2> "$tmp/err"; then
+    n=$(grep -c "^embed host: ok on process" "$tmp/out")
+    [ "$n" = "$np" ] || fail "embed host: $n of $np processes ok: $(cat "$tmp/out" "$tmp/err")"
+  else
+    fail "embed host: $(cat "$tmp/out" "$tmp/err")"
+  fi
+fi
 
 [ "$failures" = 0 ] && echo "distributed suite passed on $np processes"
 exit $((failures > 0))
