@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The distributed suite (docs/distributed.md): under `mpirun --oversubscribe -np NP` each program
-# here prints what it prints on one process, seed 001's program makes no collective call, an
+# here prints what it prints on one process, seed 001's program makes no collective call, the
+# data-parallel training step averages its gradients over the processes, an
 # uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
 # run with E0440 in bounded time. With HOST (tests/distributed/embed_host.c, built as
 # embed_mpi_host), an MPI host hands its communicators to embedded contexts.
@@ -20,7 +21,7 @@ failures=0
 fail() { echo "FAIL ($np processes): $*"; failures=$((failures + 1)); }
 mpi() { mpirun --oversubscribe -np "$np" "$@"; }
 
-for prog in collectives control seed001; do
+for prog in collectives control seed001 train_step; do
   if ! "$scn" "$dir/$prog.scn" > "$tmp/one.out" 2> "$tmp/one.err"; then
     fail "$prog.scn on one process: $(cat "$tmp/one.err")"
     continue
@@ -33,6 +34,10 @@ for prog in collectives control seed001; do
   if [ "$prog" = seed001 ]; then
     n=$(grep -c ": 0 collective calls, 1 result gather," "$tmp/many.err")
     [ "$n" = "$np" ] || fail "seed001.scn made collective calls: $(grep process "$tmp/many.err")"
+  fi
+  if [ "$prog" = train_step ]; then  # the gradients are averaged over the processes: 2 a step
+    n=$(grep -c ": 6 collective calls, 6 result gathers," "$tmp/many.err")
+    [ "$n" = "$np" ] || fail "train_step.scn: $(grep process "$tmp/many.err")"
   fi
 done
 
