@@ -3,13 +3,15 @@
 # here prints what it prints on one process, seed 001's program makes no collective call, the
 # data-parallel training step averages its gradients over the processes, an
 # uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
-# run with E0440 in bounded time. With HOST (tests/distributed/embed_host.c, built as
-# embed_mpi_host), an MPI host hands its communicators to embedded contexts.
-#   tests/distributed/run.sh SCN NP [HOST]
+# run with E0440 in bounded time. Each HOST (tests/distributed/embed_host.c and .cpp, built as
+# embed_mpi_host and embed_mpi_host_cpp) is an MPI host that hands its communicators to
+# embedded contexts.
+#   tests/distributed/run.sh SCN NP [HOST...]
 set -u
 scn=$1
 np=$2
-host=${3:-}
+shift 2
+hosts=("$@")
 dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -84,15 +86,15 @@ for prog in dead_rank mismatch dead_rank_compiled; do
 done
 
 # Embedding: the host's sub-communicator and a duplicate of its world carry pmap and psum; misuse
-# is E0444 (tests/distributed/embed_host.c says what it checks).
-if [ -n "$host" ]; then
+# is E0444 (tests/distributed/embed_host.c and .cpp say what they check).
+for host in "${hosts[@]}"; do
   if timeout 60 mpirun --oversubscribe -np "$np" "$host" > "$tmp/out" 2> "$tmp/err"; then
     n=$(grep -c "^embed host: ok on process" "$tmp/out")
-    [ "$n" = "$np" ] || fail "embed host: $n of $np processes ok: $(cat "$tmp/out" "$tmp/err")"
+    [ "$n" = "$np" ] || fail "$(basename "$host"): $n of $np processes ok: $(cat "$tmp/out" "$tmp/err")"
   else
-    fail "embed host: $(cat "$tmp/out" "$tmp/err")"
+    fail "$(basename "$host"): $(cat "$tmp/out" "$tmp/err")"
   fi
-fi
+done
 
 [ "$failures" = 0 ] && echo "distributed suite passed on $np processes"
 exit $((failures > 0))
