@@ -15,9 +15,6 @@
 #include "driver/api_arrays.hpp"
 #include "driver/api_dlpack.hpp"
 #include "driver/session.hpp"
-#ifdef SCN_HAVE_MPI
-#include "dist/dist.hpp"
-#endif
 
 #ifndef SCN_VERSION
 #define SCN_VERSION "0.0.0"
@@ -304,28 +301,6 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
 
 // ---------------------------------------------------------------- Context
 
-namespace {
-
-/// The process group over the host's MPI communicator (Note [A host's communicator] in
-/// dist/mpi_group.cpp), or null after reporting E0444.
-std::shared_ptr<Collectives> hostProcesses(const void* communicator, Context::Impl& cx) {
-  std::string why;
-#ifdef SCN_HAVE_MPI
-  std::shared_ptr<Collectives> group = dist::groupOverCommunicator(communicator, why);
-  if (group) return group;
-#else
-  (void)communicator;
-  why = "this scn was built without MPI (CMake found no MPI; SCN_WITH_MPI)";
-#endif
-  cx.report(apiDiagnostic("E0444", Span{}, "the MPI communicator given to the context cannot be used: " + why,
-                          "initialise MPI (MPI_Init) before creating the context and pass a pointer to a "
-                          "valid communicator, or none for this process alone"),
-            StatusCode::InvalidArgument);
-  return nullptr;
-}
-
-}  // namespace
-
 Context::Context(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
@@ -356,8 +331,13 @@ Result<Context> Context::create(ContextOptions options) {
     so.cacheMaxBytes = cacheMaxBytesFromEnvironment();  // Note [Cache eviction]
     so.gradMemoryBudget = cx->opts.gradMemoryBudget ? cx->opts.gradMemoryBudget : gradMemoryBudgetFromEnvironment();
     if (cx->opts.mpiCommunicator) {
-      so.processes = hostProcesses(cx->opts.mpiCommunicator, *cx);
-      if (!so.processes) return;
+      std::string why;
+      so.processes = processesOverCommunicator(cx->opts.mpiCommunicator, why);
+      if (!so.processes)
+        return cx->report(apiDiagnostic("E0444", Span{}, "the MPI communicator given to the context cannot be used: " + why,
+                                        "initialise MPI (MPI_Init) before creating the context and pass a pointer "
+                                        "to a valid communicator, or none for this process alone"),
+                          StatusCode::InvalidArgument);
     }
     cx->session = std::make_unique<Session>(std::move(so));
     if (cx->sawError) return;

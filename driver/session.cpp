@@ -16,6 +16,9 @@
 #include "jit/cuda/nccl.hpp"
 #endif
 #include "lang/syntax/parser.hpp"
+#ifdef SCN_HAVE_MPI
+#include "dist/dist.hpp"
+#endif
 
 namespace scn {
 
@@ -63,6 +66,16 @@ std::optional<Diagnostic> collectivesProblem(const std::string& transport, const
 }
 
 }  // namespace
+
+std::shared_ptr<Collectives> processesOverCommunicator(const void* communicator, std::string& why) {
+#ifdef SCN_HAVE_MPI
+  return dist::groupOverCommunicator(communicator, why);
+#else
+  (void)communicator;
+  why = "this scn was built without MPI (CMake found no MPI; SCN_WITH_MPI)";
+  return nullptr;
+#endif
+}
 
 Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDiagnostic) {
   if (!opts_.out) opts_.out = [](const std::string&) {};

@@ -55,6 +55,10 @@ struct SessionOptions {
   uint64_t gradMemoryBudget = kDefaultGradMemoryBudget;
 };
 
+/// The processes of an embedding host's MPI communicator (a pointer to its MPI_Comm; Note [A
+/// host's communicator] in dist/mpi_group.cpp), or null with `why` (for E0444).
+std::shared_ptr<Collectives> processesOverCommunicator(const void* communicator, std::string& why);
+
 class Session {
  public:
   explicit Session(SessionOptions opts);
