@@ -18,6 +18,9 @@ endif()
 if(TARGET scn_cuda)
   list(APPEND SCN_STATIC_LIBS scn_cuda)
 endif()
+if(TARGET scn_dist)
+  list(APPEND SCN_STATIC_LIBS scn_dist)
+endif()
 set_target_properties(${SCN_STATIC_LIBS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 add_library(scn_shared SHARED ${SCN_ROOT}/driver/api.cpp ${SCN_ROOT}/driver/api_c.cpp

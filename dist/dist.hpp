@@ -1,6 +1,6 @@
 // The process group of a run under mpirun, over Open MPI (Note [Named axes] in
 // jit/transform/batch_collectives.cpp). Only dist/ includes mpi.h; this header does not, so the
-// driver and the embedding API name communicators by their Fortran handle (MPI_Comm_c2f).
+// driver and the embedding API pass a host's communicator as a pointer to its MPI_Comm.
 #pragma once
 
 #include <memory>
@@ -25,9 +25,11 @@ void finishWorld();
 /// the other processes may be waiting in it for ever.
 [[noreturn]] void abortWorld(int code);
 
-/// A group over a communicator an embedding host owns and keeps (its Fortran handle,
-/// MPI_Comm_c2f(comm)); MPI must be initialised. Null with `error` set when it is unusable.
-std::shared_ptr<Collectives> groupOverCommunicator(int fortranHandle, std::string& error);
+/// A group over a duplicate (MPI_Comm_dup, collective over the communicator) of the MPI_Comm
+/// that `communicator` points at, which an embedding host owns (Note [A host's communicator]).
+/// MPI must be initialised by the host, and not yet finalised. Null with `error` set (why, for
+/// E0444) when the communicator cannot be used.
+std::shared_ptr<Collectives> groupOverCommunicator(const void* communicator, std::string& error);
 
 /// How long a process collective may wait for the other processes before it fails with E0440:
 /// SCN_COLLECTIVE_TIMEOUT (seconds, > 0), else 60.

@@ -46,10 +46,19 @@ std::string errorText(int code) {
 
 class MpiGroup : public Collectives {
  public:
-  MpiGroup(MPI_Comm comm, double timeoutSeconds) : comm_(comm), timeout_(timeoutSeconds) {
+  /// `owned`: comm is scn's duplicate of a host's communicator, freed with the group.
+  MpiGroup(MPI_Comm comm, double timeoutSeconds, bool owned = false)
+      : comm_(comm), timeout_(timeoutSeconds), owned_(owned) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
   }
+  ~MpiGroup() override {
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (owned_ && !finalised) MPI_Comm_free(&comm_);
+  }
+  MpiGroup(const MpiGroup&) = delete;
+  MpiGroup& operator=(const MpiGroup&) = delete;
   int processIndex() const override { return rank_; }
   int processCount() const override { return size_; }
   std::string describe() const override { return "mpi(" + std::to_string(size_) + ")"; }
@@ -109,6 +118,7 @@ class MpiGroup : public Collectives {
 
   MPI_Comm comm_;
   double timeout_;
+  bool owned_;
   int rank_ = 0, size_ = 1;
 };
 
@@ -152,20 +162,42 @@ void abortWorld(int code) {
   std::exit(code);
 }
 
-std::shared_ptr<Collectives> groupOverCommunicator(int fortranHandle, std::string& error) {
-  int initialised = 0;
+// Note [A host's communicator]
+// An embedding host that runs under MPI hands a context its communicator (scn_options'
+// mpi_communicator, ContextOptions::mpiCommunicator: a pointer to an MPI_Comm, so scn's headers
+// need no mpi.h). The host owns MPI: scn never calls MPI_Init or MPI_Finalize for it, and it
+// checks that MPI is initialised and not finalised before touching the communicator. scn works
+// on a duplicate (MPI_Comm_dup), as MPI advises libraries: its collectives cannot match the
+// host's own messages on that communicator, the MPI_ERRORS_RETURN handler scn needs is set on
+// the duplicate only, and the host may free its communicator at once. The duplicate is freed
+// with the context (skipped when the host has finalised MPI by then). MPI_Comm_dup is
+// collective, so every process of the communicator creates its context at the same point, as
+// every process runs the same collectives in the same order anyway.
+std::shared_ptr<Collectives> groupOverCommunicator(const void* communicator, std::string& error) {
+  int initialised = 0, finalised = 0;
   MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
   if (!initialised) {
     error = "MPI is not initialised: call MPI_Init before handing scn a communicator";
     return nullptr;
   }
-  MPI_Comm comm = MPI_Comm_f2c(fortranHandle);
+  if (finalised) {
+    error = "MPI has been finalised: create contexts before MPI_Finalize (and free them before it)";
+    return nullptr;
+  }
+  MPI_Comm comm = *static_cast<const MPI_Comm*>(communicator);
   if (comm == MPI_COMM_NULL) {
     error = "the communicator is MPI_COMM_NULL";
     return nullptr;
   }
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  return std::make_shared<MpiGroup>(comm, collectiveTimeoutSeconds());
+  MPI_Comm own = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(comm, &own);
+  if (rc != MPI_SUCCESS) {
+    error = "MPI_Comm_dup failed: " + errorText(rc);
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(own, MPI_ERRORS_RETURN);
+  return std::make_shared<MpiGroup>(own, collectiveTimeoutSeconds(), true);
 }
 
 }  // namespace scn::dist

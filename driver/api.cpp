@@ -330,6 +330,15 @@ Result<Context> Context::create(ContextOptions options) {
     so.cacheDir = cx->opts.cacheDir;
     so.cacheMaxBytes = cacheMaxBytesFromEnvironment();  // Note [Cache eviction]
     so.gradMemoryBudget = cx->opts.gradMemoryBudget ? cx->opts.gradMemoryBudget : gradMemoryBudgetFromEnvironment();
+    if (cx->opts.mpiCommunicator) {
+      std::string why;
+      so.processes = processesOverCommunicator(cx->opts.mpiCommunicator, why);
+      if (!so.processes)
+        return cx->report(apiDiagnostic("E0444", Span{}, "the MPI communicator given to the context cannot be used: " + why,
+                                        "initialise MPI (MPI_Init) before creating the context and pass a pointer "
+                                        "to a valid communicator, or none for this process alone"),
+                          StatusCode::InvalidArgument);
+    }
     cx->session = std::make_unique<Session>(std::move(so));
     if (cx->sawError) return;
     cx->override = StatusCode::InvalidArgument;

@@ -181,6 +181,7 @@ scn_status scn_options_init(scn_options* options) {
   options->print_user = nullptr;
   options->cache_dir = nullptr;
   options->grad_memory_budget = 0;
+  options->mpi_communicator = nullptr;
   return SCN_OK;
 }
 
@@ -196,6 +197,7 @@ scn_status scn_context_new(const scn_options* options, scn_context** out) {
     co.optLevel = o.opt_level;
     if (o.cache_dir) co.cacheDir = o.cache_dir;
     co.gradMemoryBudget = o.grad_memory_budget;
+    co.mpiCommunicator = o.mpi_communicator;
     if (scn_diagnostic_fn fn = o.on_diagnostic) {
       void* user = o.diagnostic_user;
       co.onDiagnostic = [fn, user](const scn::DiagnosticRecord& r) { deliver(r, fn, user); };

@@ -328,6 +328,7 @@ int runCommand(int argc, char** argv) {
     collectiveFailed = collectiveFailed || d.code == "E0440" || d.code == "E0441";
   };
 #endif
+  if (const char* c = std::getenv("SCN_COLLECTIVES")) opts.collectives = c;  // Note [Choosing NCCL]
   scn::Session session(opts);
   if (session.diagnostics().errorCount() > 0) return 1;  // e.g. --backend=cuda without a GPU
   bool ok;

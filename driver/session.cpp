@@ -13,8 +13,12 @@
 #ifdef SCN_HAVE_CUDA
 #include "jit/cuda/cuda_backend.hpp"
 #include "jit/cuda/emulation.hpp"
+#include "jit/cuda/nccl.hpp"
 #endif
 #include "lang/syntax/parser.hpp"
+#ifdef SCN_HAVE_MPI
+#include "dist/dist.hpp"
+#endif
 
 namespace scn {
 
@@ -23,7 +27,55 @@ namespace {
 /// Thrown by runFunc to stop a call once its function was captured for --emit / :ir.
 struct EmitCaptured {};
 
+// Note [Choosing NCCL]
+// SCN_COLLECTIVES=nccl asks for collectives between GPUs over NCCL (Note [Loading NCCL]). The
+// session checks, in this order, what that needs and reports the first thing missing: the name
+// itself and NCCL's library (E0445: an unknown transport, a build without the CUDA backend,
+// libnccl.so.2 absent or incomplete), a GPU the run computes on (E0446: the backend is not
+// `cuda`), and then says that scn does not run its collectives on NCCL yet (E0447): the
+// compiled Collective steps copy device buffers through the host to MPI (Note [Collective
+// steps]). So the request fails loudly before any code runs instead of silently taking MPI.
+std::optional<Diagnostic> collectivesProblem(const std::string& transport, const std::string& backend) {
+  auto problem = [](const char* code, std::string message, std::string help) {
+    return Diagnostic{Severity::Error, code, std::move(message), {}, {}, std::move(help)};
+  };
+  if (transport.empty() || transport == "mpi") return std::nullopt;
+  if (transport != "nccl")
+    return problem("E0445", "unknown collectives transport `" + transport + "`",
+                   "set SCN_COLLECTIVES to mpi (the default) or nccl");
+#ifdef SCN_HAVE_CUDA
+  std::string why;
+  const cuda::Nccl* nccl = cuda::loadNccl(&why);
+  if (!nccl)
+    return problem("E0445", "NCCL collectives cannot be used: " + why,
+                   "install NCCL (it comes with the CUDA toolkit) or point SCN_NCCL at libnccl.so.2; "
+                   "without SCN_COLLECTIVES=nccl collectives go over MPI");
+  if (backend != "cuda")
+    return problem("E0446", "NCCL collectives need the cuda backend on a GPU, but this run's backend is " + backend,
+                   "run with --backend=cuda on a machine with an NVIDIA GPU, or without SCN_COLLECTIVES=nccl");
+  return problem("E0447",
+                 "NCCL collectives are not supported yet (NCCL " + nccl->versionText() + " was found at " +
+                     nccl->path + ")",
+                 "run without SCN_COLLECTIVES=nccl: the cuda backend's collectives copy their buffers through "
+                 "the host and go over MPI");
+#else
+  (void)backend;
+  return problem("E0445", "NCCL collectives cannot be used: this scn was built without the CUDA backend",
+                 "rebuild with the CUDA toolkit, or run without SCN_COLLECTIVES=nccl");
+#endif
+}
+
 }  // namespace
+
+std::shared_ptr<Collectives> processesOverCommunicator(const void* communicator, std::string& why) {
+#ifdef SCN_HAVE_MPI
+  return dist::groupOverCommunicator(communicator, why);
+#else
+  (void)communicator;
+  why = "this scn was built without MPI (CMake found no MPI; SCN_WITH_MPI)";
+  return nullptr;
+#endif
+}
 
 Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDiagnostic) {
   if (!opts_.out) opts_.out = [](const std::string&) {};
@@ -39,7 +91,8 @@ Session::Session(SessionOptions opts) : opts_(std::move(opts)), sink_(opts_.onDi
   host.vjp.gradMemoryBudget = opts_.gradMemoryBudget;
   eval_ = std::make_unique<Evaluator>(std::move(host));
   interpreter_ = makeInterpreterBackend(&interrupt_);
-  setBackend(opts_.backend);
+  if (setBackend(opts_.backend))
+    if (std::optional<Diagnostic> d = collectivesProblem(opts_.collectives, backendName_)) report(*d);
   reset();
 }
 

@@ -46,10 +46,18 @@ struct SessionOptions {
   /// The processes of the run, which pmap splits its axis over (dist/, an embedding host's
   /// communicator); null: this process alone.
   std::shared_ptr<Collectives> processes;
+  /// How process collectives travel (the CLI's SCN_COLLECTIVES): "mpi" or "" (host buffers over
+  /// `processes`, the default) or "nccl" (device buffers over NCCL: checked when the session
+  /// starts, E0445-E0447; Note [Choosing NCCL] in driver/session.cpp).
+  std::string collectives;
   /// The most bytes reverse mode stores for a scan without `checkpoints=` before it checkpoints
   /// it (Note [Grad memory budget] in jit/transform/vjp_control.cpp).
   uint64_t gradMemoryBudget = kDefaultGradMemoryBudget;
 };
+
+/// The processes of an embedding host's MPI communicator (a pointer to its MPI_Comm; Note [A
+/// host's communicator] in dist/mpi_group.cpp), or null with `why` (for E0444).
+std::shared_ptr<Collectives> processesOverCommunicator(const void* communicator, std::string& why);
 
 class Session {
  public:

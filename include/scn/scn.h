@@ -87,6 +87,14 @@ typedef struct scn_options {
   /* The most bytes the gradient of a scan without checkpoints= stores (a carry per step) before
    * scn checkpoints that scan itself. 0 (the default): $SCN_GRAD_MEMORY_BUDGET, else 1 GiB. */
   uint64_t grad_memory_budget;
+  /* The processes of an MPI host that pmap and the collectives run over: a pointer to the host's
+   * MPI_Comm (&comm; this header needs no mpi.h), duplicated by scn_context_new (MPI_Comm_dup:
+   * every process of the communicator creates its context together), so the host may free its
+   * own afterwards. The host calls MPI_Init before and MPI_Finalize after the context is freed;
+   * scn calls neither. scn must be built with the host's MPI (Open MPI). NULL (the default):
+   * this process alone. E0444 (SCN_ERROR_INVALID_ARGUMENT) when it cannot be used: MPI not
+   * initialised or finalised, MPI_COMM_NULL, scn built without MPI. docs/distributed.md. */
+  const void* mpi_communicator;
 } scn_options;
 
 /** An array. As an input the host fills dtype, rank, shape and data (strides may be NULL:
@@ -124,7 +132,8 @@ struct DLManagedTensorVersioned;
 typedef struct scn_context scn_context;
 typedef struct scn_function scn_function;
 
-/** Sets the defaults: backend "auto", opt_level 2, no callbacks, no cache directory. */
+/** Sets the defaults: backend "auto", opt_level 2, no callbacks, no cache directory, no MPI
+ *  communicator. */
 SCN_C_API scn_status scn_options_init(scn_options* options);
 
 /** Creates a context; options may be NULL (the defaults). On failure *out is NULL and the

@@ -149,6 +149,16 @@ struct ContextOptions {
   /// before scn checkpoints that scan itself (docs/language.md, Checkpointing). 0 (the
   /// default): $SCN_GRAD_MEMORY_BUDGET, else 1 GiB.
   uint64_t gradMemoryBudget = 0;
+  /// The processes of an MPI host that pmap and the collectives run over: a pointer to the
+  /// host's MPI_Comm (`&comm`; scn's headers need no mpi.h). scn duplicates it at create()
+  /// (MPI_Comm_dup: every process of the communicator creates its context together), so the
+  /// host may free its own afterwards; process_index() and process_count() are the rank and size
+  /// in it. The host owns MPI: it calls MPI_Init before create() and MPI_Finalize after the
+  /// context is gone; scn calls neither. scn must be built with the same MPI (Open MPI) as the
+  /// host. Null (the default): this process alone, also under mpirun. E0444 (InvalidArgument)
+  /// when it cannot be used: MPI not initialised or finalised, MPI_COMM_NULL, scn built without
+  /// MPI. See docs/distributed.md, "Embedding".
+  const void* mpiCommunicator = nullptr;
 };
 
 /// Figures of one compiled-function call made by the last load() or call().

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The distributed suite (docs/distributed.md): under `mpirun --oversubscribe -np NP` each program
-# here prints what it prints on one process, seed 001's program makes no collective call, an
+# here prints what it prints on one process, seed 001's program makes no collective call, the
+# data-parallel training step averages its gradients over the processes, an
 # uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
-# run with E0440 in bounded time.
-#   tests/distributed/run.sh SCN NP
+# run with E0440 in bounded time. Each HOST (tests/distributed/embed_host.c and .cpp, built as
+# embed_mpi_host and embed_mpi_host_cpp) is an MPI host that hands its communicators to
+# embedded contexts.
+#   tests/distributed/run.sh SCN NP [HOST...]
 set -u
 scn=$1
 np=$2
+shift 2
+hosts=("$@")
 dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,7 +23,7 @@ failures=0
 fail() { echo "FAIL ($np processes): $*"; failures=$((failures + 1)); }
 mpi() { mpirun --oversubscribe -np "$np" "$@"; }
 
-for prog in collectives control seed001; do
+for prog in collectives control seed001 train_step; do
   if ! "$scn" "$dir/$prog.scn" > "$tmp/one.out" 2> "$tmp/one.err"; then
     fail "$prog.scn on one process: $(cat "$tmp/one.err")"
     continue
@@ -31,6 +36,10 @@ for prog in collectives control seed001; do
   if [ "$prog" = seed001 ]; then
     n=$(grep -c ": 0 collective calls, 1 result gather," "$tmp/many.err")
     [ "$n" = "$np" ] || fail "seed001.scn made collective calls: $(grep process "$tmp/many.err")"
+  fi
+  if [ "$prog" = train_step ]; then  # the gradients are averaged over the processes: 2 a step
+    n=$(grep -c ": 6 collective calls, 6 result gathers," "$tmp/many.err")
+    [ "$n" = "$np" ] || fail "train_step.scn: $(grep process "$tmp/many.err")"
   fi
 done
 
@@ -74,6 +83,17 @@ for prog in dead_rank mismatch dead_rank_compiled; do
   [ "$rc" -ne 124 ] || fail "$prog.scn hung (killed after 60 s)"
   [ "$took" -lt 30 ] || fail "$prog.scn took $took s"
   grep -q -F "error[E0440]: an allreduce of" "$tmp/err" || fail "$prog.scn gave no E0440: $(cat "$tmp/err")"
+done
+
+# Embedding: the host's sub-communicator and a duplicate of its world carry pmap and psum; misuse
+# is E0444 (tests/distributed/embed_host.c and .cpp say what they check).
+for host in "${hosts[@]}"; do
+  if timeout 60 mpirun --oversubscribe -np "$np" "$host" > "$tmp/out" 2> "$tmp/err"; then
+    n=$(grep -c "^embed host: ok on process" "$tmp/out")
+    [ "$n" = "$np" ] || fail "$(basename "$host"): $n of $np processes ok: $(cat "$tmp/out" "$tmp/err")"
+  else
+    fail "$(basename "$host"): $(cat "$tmp/out" "$tmp/err")"
+  fi
 done
 
 [ "$failures" = 0 ] && echo "distributed suite passed on $np processes"

@@ -489,6 +489,32 @@ TEST(ApiCpp, ContextOptionsAreChecked) {
   EXPECT_EQ(diags.back().code, "E0601");
 }
 
+// A host's MPI communicator (docs/distributed.md, "Embedding"; the mpirun test is
+// tests/distributed/embed_host.c): here MPI was never initialised, so the communicator is not
+// touched and the context is refused with E0444 (or, in a build without MPI, E0444 says so).
+TEST(ApiCpp, AnMpiCommunicatorWithoutMpiInitIsE0444) {
+  std::vector<scn::DiagnosticRecord> diags;
+  scn::ContextOptions o;
+  o.backend = "interp";
+  o.onDiagnostic = [&](const scn::DiagnosticRecord& d) { diags.push_back(d); };
+  const void* notACommunicator = nullptr;  // never read: MPI is checked first
+  o.mpiCommunicator = &notACommunicator;
+  auto c = scn::Context::create(o);
+  EXPECT_EQ(c.status().code(), scn::StatusCode::InvalidArgument);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "E0444");
+  EXPECT_EQ(diags[0].message.rfind("the MPI communicator given to the context cannot be used: ", 0), 0u)
+      << diags[0].message;
+  EXPECT_NE(c.status().message().find("error[E0444]"), std::string::npos) << c.status().message();
+  // Without a communicator the context is this process alone.
+  o.mpiCommunicator = nullptr;
+  auto alone = scn::Context::create(o);
+  ASSERT_TRUE(alone) << alone.status().message();
+  auto r = alone->call("process_count", {});
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(*(*r)[0].dataAs<int32_t>(), 1);
+}
+
 TEST(ApiCpp, BackendsAgree) {
   SCN_SKIP_WITHOUT_CPU_BACKEND();
   const char* prog = "fn f(x) = sum(tanh(x) * exp(-x * x), axis=0)";

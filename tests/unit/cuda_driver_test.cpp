@@ -8,6 +8,7 @@
 #include "jit/cuda/cuda_backend.hpp"
 #include "jit/cuda/device_pool.hpp"
 #include "jit/cuda/driver.hpp"
+#include "jit/cuda/nccl.hpp"
 
 namespace scn {
 namespace {
@@ -35,6 +36,22 @@ TEST(CudaDriver, CublasLoadsWithoutAGpu) {
   EXPECT_NE(c->sgemmStridedBatched, nullptr);
   EXPECT_NE(c->dgemmStridedBatched, nullptr);
   EXPECT_NE(c->setMathMode, nullptr);
+}
+
+// Note [Loading NCCL]: NCCL loads without a GPU (it is only asked for with
+// SCN_COLLECTIVES=nccl); every entry point scn names resolves and the version is read.
+TEST(CudaDriver, NcclLoadsWithoutAGpu) {
+  std::string why;
+  const cuda::Nccl* n = cuda::loadNccl(&why);
+  if (!n) {  // a machine without NCCL: the reason names what was tried, and nothing crashed
+    EXPECT_NE(why.find("libnccl.so.2"), std::string::npos) << why;
+    GTEST_SKIP() << why;
+  }
+  EXPECT_NE(n->allReduce, nullptr);
+  EXPECT_NE(n->commInitRank, nullptr);
+  EXPECT_GE(n->version, 20000) << n->versionText();
+  EXPECT_EQ(n->versionText().rfind("2.", 0), 0u) << n->versionText();
+  EXPECT_EQ(cuda::loadNccl(nullptr), n);  // once per process
 }
 
 TEST(CudaDriver, PoolSizeClassesRoundUpAndStayClose) {

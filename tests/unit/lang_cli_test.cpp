@@ -232,3 +232,27 @@ TEST(CliStats, AnUpdateThatReadsItsTableIsStillInPlace) {
     EXPECT_NE(r.err.find(" copied=0B in-place=4095 "), std::string::npos) << backend << ": " << r.err;
   }
 }
+
+// Note [Choosing NCCL]: SCN_COLLECTIVES=nccl is checked when the run starts, before any code
+// runs: an unknown transport or NCCL's library missing is E0445, a run not on a GPU E0446 (the
+// E0447 of a GPU run with NCCL present needs a GPU; docs/errors/distributed.md shows it).
+TEST(CliCollectives, NcclIsCheckedBeforeAnythingRuns) {
+  Shell r = shell("SCN_COLLECTIVES=tcp $SCN -e 'print(1)' 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.err.rfind("scn: error[E0445]: unknown collectives transport `tcp`\n", 0), 0u) << r.err;
+  r = shell("SCN_COLLECTIVES=nccl SCN_NCCL=/nonexistent/libnccl.so.2 $SCN --backend=cpu -e 'print(1)' 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(r.err.rfind("scn: error[E0445]: NCCL collectives cannot be used: ", 0), 0u) << r.err;
+  if (!scn::test::backendBuilt("cuda-emu")) return;  // no CUDA backend: E0445 says so (above)
+  EXPECT_NE(r.err.find("/nonexistent/libnccl.so.2"), std::string::npos) << r.err;
+  for (const char* backend : {"cpu", "interp", "cuda-emu"}) {
+    r = shell(std::string("SCN_COLLECTIVES=nccl $SCN --backend=") + backend + " -e 'print(1)' 2> \"$ERR\"; echo $?");
+    EXPECT_EQ(r.out, "1\n") << backend;
+    if (r.err.find("scn: error[E0445]: NCCL collectives cannot be used: NCCL (libnccl.so.2) was not found") == 0) continue;
+    EXPECT_EQ(r.err.rfind(std::string("scn: error[E0446]: NCCL collectives need the cuda backend on a GPU, but this "
+                                      "run's backend is ") + backend + "\n", 0), 0u) << r.err;
+  }
+  // The default and `mpi` are the MPI path, on one process as without the variable.
+  r = shell("SCN_COLLECTIVES=mpi $SCN -e 'print(1)' 2> \"$ERR\"; echo $?");
+  EXPECT_EQ(r.out, "1\n0\n") << r.err;
+}
