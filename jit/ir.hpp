@@ -141,8 +141,14 @@ struct Attrs {
   } checkpointMark;
   // Scan of checkpoint(f, policy=...) (one step with f's inputs as consts), by what reverse mode
   // stores of the body besides its inputs: Nothing, the outputs of its dot_generals (Dots), or
-  // of those without batch dimensions (Note [Rematerialisation] in lang/builtins_autodiff.cpp).
-  enum class Remat : uint8_t { None, Nothing, Dots, DotsWithNoBatchDims } remat = Remat::None;
+  // of those without batch dimensions (Note [Rematerialisation] in lang/builtins_autodiff.cpp),
+  // the values checkpoint_name tagged with one of rematNames (OnlyNames) or with another name
+  // (AnyNamesBut) (Note [Checkpoint names]).
+  enum class Remat : uint8_t { None, Nothing, Dots, DotsWithNoBatchDims, OnlyNames, AnyNamesBut } remat = Remat::None;
+  std::vector<std::string> rematNames;
+  // Reshape to the same shape made by checkpoint_name(x, name): x tagged with a name for
+  // checkpoint's name policies; drop-identity-reshapes removes it (Note [Checkpoint names]).
+  std::string checkpointName;
   int numConsts = 0;
   int numCarry = 0;
   int numBodyConsts = 0;

@@ -52,7 +52,9 @@ std::vector<std::string> attrItems(const Eqn& e) {
     case OpCategory::ArgReduce: case OpCategory::Concat: case OpCategory::Sort: return {axis()};
     case OpCategory::Cumulative: case OpCategory::AssocScan: return {axis(), std::string("reverse=") + boolText(a.reverse)};
     case OpCategory::BroadcastInDim: return {"shape=" + list(a.shape), "axes=" + list(a.axes)};
-    case OpCategory::Reshape: return {"shape=" + list(a.shape)};
+    case OpCategory::Reshape:
+      if (!a.checkpointName.empty()) return {"shape=" + list(a.shape), "name=" + a.checkpointName};
+      return {"shape=" + list(a.shape)};
     case OpCategory::Transpose: return {"permutation=" + list(a.axes)};
     case OpCategory::Slice: {
       std::vector<int64_t> strides = a.strides;
@@ -69,9 +71,16 @@ std::vector<std::string> attrItems(const Eqn& e) {
                                  "num_carry=" + std::to_string(a.numCarry)};
       if (a.checkpoints != 0) r.push_back("checkpoints=" + std::to_string(std::max<int64_t>(a.checkpoints, 0)));
       if (a.remat != Attrs::Remat::None)
-        r.push_back(a.remat == Attrs::Remat::Nothing ? "remat=nothing"
-                    : a.remat == Attrs::Remat::Dots  ? "remat=dots"
-                                                     : "remat=dots_with_no_batch_dims");
+        r.push_back(a.remat == Attrs::Remat::Nothing     ? "remat=nothing"
+                    : a.remat == Attrs::Remat::Dots      ? "remat=dots"
+                    : a.remat == Attrs::Remat::OnlyNames ? "remat=only_names"
+                    : a.remat == Attrs::Remat::AnyNamesBut ? "remat=any_names_but"
+                                                         : "remat=dots_with_no_batch_dims");
+      if (!a.rematNames.empty()) {
+        std::string names;
+        for (const std::string& n : a.rematNames) names += (names.empty() ? "" : ",") + n;
+        r.push_back("remat_names=[" + names + "]");
+      }
       return r;
     }
     case OpCategory::While:

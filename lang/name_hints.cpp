@@ -133,10 +133,14 @@ void rejectModulePrefix(const AttrExpr& e, const Env& env) {
   if (path.size() < 2 || !isForeignModule(path[0]) || isKnown(path[0], env)) return;
   std::string module = path[0];
   for (size_t i = 1; i + 1 < path.size(); ++i) module += "." + path[i];
-  // jax.checkpoint_policies.dots_saveable: checkpoint takes its policies by name.
-  if (path.size() >= 3 && path[path.size() - 2] == "checkpoint_policies")
+  // jax.checkpoint_policies.dots_saveable: checkpoint takes its policies by name, the name
+  // policies as builtins (Note [Checkpoint names] in builtins_autodiff.cpp).
+  if (path.size() >= 3 && path[path.size() - 2] == "checkpoint_policies") {
+    bool namePolicy = path.back() == "save_only_these_names" || path.back() == "save_any_names_but_these";
     fail("E0273", e.span, "scn has no module `" + module + "`",
-         "checkpoint's policies are strings in scn: write `policy=\"" + path.back() + "\"`");
+         namePolicy ? "checkpoint's name policies are builtins in scn: write `policy=" + path.back() + "(\"a\", ...)`"
+                    : "checkpoint's policies are strings in scn: write `policy=\"" + path.back() + "\"`");
+  }
   std::optional<std::string> scnModule = foreignModulePathHelp(path, env);
   fail("E0273", e.span, "scn has no module `" + module + "`", scnModule ? *scnModule : modulePathHelp(path.back(), env));
 }

@@ -154,6 +154,8 @@ struct AutodiffFn {
   mutable bool tracingRules = false;
   /// Checkpoint: its policy, JAX's name of it (Note [Rematerialisation]).
   std::string policy = "nothing_saveable";
+  /// Checkpoint under save_only_these_names / save_any_names_but_these: the names it lists.
+  std::vector<std::string> policyNames;
   /// "grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "custom_jvp", "custom_vjp", "checkpoint".
   const char* name() const;
 };

@@ -407,7 +407,14 @@ Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, c
 }
 
 // Whether checkpoint's policy stores this equation's outputs (Note [Rematerialisation]).
-bool saveable(const Eqn& q, Attrs::Remat policy) {
+bool saveable(const Eqn& q, const Attrs& scan) {
+  Attrs::Remat policy = scan.remat;
+  if (policy == Attrs::Remat::OnlyNames || policy == Attrs::Remat::AnyNamesBut) {
+    if (q.op != Op::Reshape || q.attrs.checkpointName.empty()) return false;
+    const std::vector<std::string>& names = scan.rematNames;
+    bool listed = std::find(names.begin(), names.end(), q.attrs.checkpointName) != names.end();
+    return listed == (policy == Attrs::Remat::OnlyNames);
+  }
   if (q.op != Op::DotGeneral || policy == Attrs::Remat::Nothing) return false;
   return policy == Attrs::Remat::Dots || q.attrs.lhsBatch.empty();
 }
@@ -423,11 +430,12 @@ Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const st
   std::vector<bool> saved;
   auto fwd = std::make_shared<Func>(body);
   for (const Eqn& q : body.eqns) {
-    saved.push_back(saveable(q, e.attrs.remat));
+    saved.push_back(saveable(q, e.attrs));
     if (saved.back()) fwd->results.insert(fwd->results.end(), q.outputs.begin(), q.outputs.end());
   }
   Attrs a = e.attrs;
   a.remat = Attrs::Remat::None;
+  a.rematNames.clear();
   std::vector<int> out = b.emit(Op::Scan, in, a, {fwd});
   size_t ny = body.results.size();
   std::vector<int> primal = slice(out, 0, ny), stored = slice(out, ny, out.size());

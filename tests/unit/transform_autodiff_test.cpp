@@ -12,6 +12,7 @@
 #include "jit/autodiff.hpp"
 #include "jit/backend.hpp"
 #include "jit/transform/ad.hpp"
+#include "jit/transform/passes.hpp"
 
 namespace scn {
 namespace {
@@ -530,6 +531,82 @@ TEST(Rematerialisation, DotsSaveableStoresTheProductsAndRecomputesTheRest) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+}
+
+// checkpoint(f)'s scan over w (3, 3) and x (3) whose body is sin(h) * x with
+// h = checkpoint_name(w @ x, "h") (Note [Checkpoint names]), under `save` with `names`.
+FuncPtr namedCheckpointScan(Attrs::Remat save, std::vector<std::string> names) {
+  const Type mat{DType::F64, {3, 3}}, vec{DType::F64, {3}};
+  Builder body;
+  int w = body.param(mat), x = body.param(vec);
+  Attrs dot;
+  dot.lhsContract = {1};
+  dot.rhsContract = {0};
+  Attrs tag;
+  tag.shape = vec.shape;
+  tag.checkpointName = "h";
+  int h = body.eqn1(Op::Reshape, {body.eqn1(Op::DotGeneral, {w, x}, dot)}, tag);
+  FuncPtr bf = body.ret({body.eqn1(Op::Mul, {body.eqn1(Op::Sin, {h}), x})});
+  Builder b;
+  int pw = b.param(mat), px = b.param(vec);
+  Attrs a;
+  a.numConsts = 2;
+  a.length = 1;
+  a.remat = save;
+  a.rematNames = std::move(names);
+  return b.ret(b.eqn(Op::Scan, {pw, px}, a, {bf}));
+}
+
+// The equations of op in f that its results read, with those in their bodies.
+int countLiveOps(const Func& f, Op op) {
+  std::vector<bool> live = neededBy(f, f.results);
+  int n = 0;
+  for (const Eqn& e : f.eqns) {
+    if (!std::any_of(e.outputs.begin(), e.outputs.end(), [&](int o) { return live[o]; })) continue;
+    n += e.op == op;
+    for (const FuncPtr& s : e.subs) n += countLiveOps(*s, op);
+  }
+  return n;
+}
+
+TEST(Rematerialisation, SaveOnlyTheseNamesStoresTheNamedValuesAndRecomputesTheRest) {
+  using R = Attrs::Remat;
+  FuncPtr nothing = vjpFunc(*namedCheckpointScan(R::Nothing, {}), {true, true});
+  auto scanOutputs = [](const Func& g) { return g.eqns.front().op == Op::Scan ? g.eqns.front().outputs.size() : 0u; };
+  EXPECT_EQ(scanOutputs(*nothing), 1u);
+  // nothing_saveable: the product runs forward and again backward (and its two transposes).
+  EXPECT_EQ(countLiveOps(*nothing, Op::DotGeneral), 4);
+  std::mt19937 rng(7);
+  std::vector<Array> args;
+  for (Type t : nothing->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+  std::vector<Array> want = interpret(*nothing, args);
+  struct Policy {
+    R remat;
+    std::vector<std::string> names;
+    bool storesH;
+  };
+  for (const Policy& p : {Policy{R::OnlyNames, {"h"}, true}, Policy{R::OnlyNames, {"g"}, false},
+                          Policy{R::OnlyNames, {}, false}, Policy{R::AnyNamesBut, {"g"}, true},
+                          Policy{R::AnyNamesBut, {"h"}, false}, Policy{R::AnyNamesBut, {}, true}}) {
+    FuncPtr g = vjpFunc(*namedCheckpointScan(p.remat, p.names), {true, true});
+    ASSERT_EQ(verify(*g), "") << printFunc(*g);
+    std::string what = printFunc(*g);
+    // Storing h: the forward scan returns it, and the backward pass does not recompute the
+    // product (the transposed products remain).
+    EXPECT_EQ(scanOutputs(*g), p.storesH ? 2u : 1u) << what;
+    EXPECT_EQ(countLiveOps(*g, Op::DotGeneral), p.storesH ? 3 : 4) << what;
+    std::vector<Array> got = interpret(*g, args);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+  }
+}
+
+TEST(Rematerialisation, CheckpointNamesAreRemovedBeforeLowering) {
+  FuncPtr g = vjpFunc(*namedCheckpointScan(Attrs::Remat::OnlyNames, {"h"}), {true, true});
+  EXPECT_NE(printFunc(*g).find("name=h"), std::string::npos);
+  FuncPtr optimized = runPipeline(*g, {});
+  EXPECT_EQ(printFunc(*optimized).find("name=h"), std::string::npos) << printFunc(*optimized);
 }
 
 TEST(Autodiff, EveryOpHasADifferentiationKind) {

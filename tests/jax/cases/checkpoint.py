@@ -4,6 +4,7 @@ in a scan body, under vmap, with each policy) and JAX through jax.checkpoint wit
 policy; the gradients must agree (f64)."""
 import jax
 import jax.numpy as jnp
+from jax.ad_checkpoint import checkpoint_name
 import numpy as np
 
 from case import Case, floats
@@ -48,7 +49,40 @@ def scn_chained(name, policy):
             f"}}, argnums=(0, 1))(w, x)")
 
 
+def named_block(w, x):
+    h = checkpoint_name(w @ x, "h")
+    s = checkpoint_name(jnp.sin(x), "s")
+    return jnp.tanh(h) * s + x
+
+
+def named_chained(w, x, policy):
+    b = jax.checkpoint(named_block, policy=policy)
+    return jnp.sum(b(w, b(w, b(w, x))))
+
+
+NAME_POLICIES = [("only_h", 'save_only_these_names("h")', jax.checkpoint_policies.save_only_these_names("h")),
+                 ("only_h_s", 'save_only_these_names("h", "s")', jax.checkpoint_policies.save_only_these_names("h", "s")),
+                 ("any_but_h", 'save_any_names_but_these("h")', jax.checkpoint_policies.save_any_names_but_these("h"))]
+
+
+def scn_named_chained(name, policy):
+    return (f"fn {name}_block(w, x) {{\n"
+            f"  let h = checkpoint_name(w @ x, \"h\")\n"
+            f"  let s = checkpoint_name(sin(x), \"s\")\n"
+            f"  tanh(h) * s + x\n"
+            f"}}\n"
+            f"fn {name}(w, x) = grad(|w, x| {{\n"
+            f"  let b = checkpoint({name}_block, policy={policy})\n"
+            f"  sum(b(w, b(w, b(w, x))))\n"
+            f"}}, argnums=(0, 1))(w, x)")
+
+
 CASES = [
+    Case(f"named_grad_{label}", scn_named_chained(f"named_grad_{label}", scn_policy),
+         (lambda pol: lambda w, x: jax.grad(named_chained, argnums=(0, 1))(w, x, pol))(policy),
+         lambda r: [normal(r, (3, 3), 0.5), normal(r, (3,))], rtol=1e-12, atol=1e-12, x64=True)
+    for label, scn_policy, policy in NAME_POLICIES
+] + [
     Case(f"chained_grad_{label}", scn_chained(f"chained_grad_{label}", policy),
          (lambda pol: lambda w, x: jax.grad(chained, argnums=(0, 1))(w, x, pol))(POLICIES.get(policy)),
          lambda r: [normal(r, (3, 3), 0.5), normal(r, (3,))], rtol=1e-12, atol=1e-12, x64=True)
