@@ -98,6 +98,7 @@ BuiltinDefs nonzeroBuiltins();    // builtins_nonzero.cpp
 /// where(c) with one argument: nonzero(c) (builtins_nonzero.cpp).
 Value whereNonzero(Evaluator& ev, CallArgs& c);
 BuiltinDefs autodiffBuiltins();   // builtins_autodiff.cpp
+BuiltinDefs checkpointBuiltins();  // builtins_checkpoint.cpp
 BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
 /// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
