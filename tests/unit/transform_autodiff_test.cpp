@@ -285,6 +285,15 @@ TEST_P(AutodiffOracle, JvpMatchesFiniteDifferencesAndVjpIsItsTranspose) {
 INSTANTIATE_TEST_SUITE_P(EveryDifferentiableOp, AutodiffOracle, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
+// The arrays `got` equal `want` bit for bit (as doubles), shape for shape.
+void expectBitForBit(const std::vector<Array>& got, const std::vector<Array>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape, want[i].shape) << i;
+    for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+  }
+}
+
 // A scan of n steps with a const matrix, a vector carry, xs and ys, and `checkpoints`.
 FuncPtr rnnScan(int64_t n, int64_t checkpoints, bool reverse) {
   const Type vec{DType::F64, {3}};
@@ -319,11 +328,7 @@ TEST(ScanCheckpoints, GradientsEqualTheStoredResidualGradientsBitForBit) {
       FuncPtr ck = vjpFunc(*rnnScan(n, k, reverse), {true, true, true});
       ASSERT_EQ(verify(*ck), "") << printFunc(*ck);
       std::vector<Array> got = interpret(*ck, args);
-      ASSERT_EQ(got.size(), want.size());
-      for (size_t i = 0; i < got.size(); ++i) {
-        ASSERT_EQ(got[i].shape, want[i].shape);
-        for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
-      }
+      expectBitForBit(got, want);
     }
   }
 }
@@ -367,9 +372,7 @@ TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
     std::vector<Array> args;
     for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
     std::vector<Array> want = interpret(*plain, args), got = interpret(*budgeted, args);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+    expectBitForBit(got, want);
   }
 }
 
@@ -455,9 +458,7 @@ TEST(ScanResiduals, OnlyStepVaryingValuesTheBackwardPassReadsAreStored) {
     std::vector<Array> args;
     for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
     std::vector<Array> want = interpret(*ck, args), got = interpret(*plain, args);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+    expectBitForBit(got, want);
   }
 }
 
@@ -528,9 +529,7 @@ TEST(Rematerialisation, DotsSaveableStoresTheProductsAndRecomputesTheRest) {
   std::vector<Array> args;
   for (Type t : dots->paramTypes()) args.push_back(draw(t, -1, 1, rng));
   std::vector<Array> want = interpret(*nothing, args), got = interpret(*dots, args);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+  expectBitForBit(got, want);
 }
 
 // checkpoint(f)'s scan over w (3, 3) and x (3) whose body is sin(h) * x with
@@ -596,9 +595,7 @@ TEST(Rematerialisation, SaveOnlyTheseNamesStoresTheNamedValuesAndRecomputesTheRe
     EXPECT_EQ(scanOutputs(*g), p.storesH ? 2u : 1u) << what;
     EXPECT_EQ(countLiveOps(*g, Op::DotGeneral), p.storesH ? 3 : 4) << what;
     std::vector<Array> got = interpret(*g, args);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      for (int64_t j = 0; j < got[i].size(); ++j) EXPECT_EQ(got[i].getDouble(j), want[i].getDouble(j)) << i << "[" << j << "]";
+    expectBitForBit(got, want);
   }
 }
 
