@@ -55,11 +55,7 @@ constexpr Policy kCheckpointPolicies[] = {
 };
 
 // The name policies (Note [Checkpoint names]): the head of the tuple that stands for one.
-struct NamePolicy {
-  const char* name;
-  Attrs::Remat remat;
-};
-constexpr NamePolicy kNamePolicies[] = {
+constexpr Policy kNamePolicies[] = {
     {"save_only_these_names", Attrs::Remat::OnlyNames},
     {"save_any_names_but_these", Attrs::Remat::AnyNamesBut},
 };
@@ -85,7 +81,7 @@ void readPolicy(const Value& p, Span span, const char* name, AutodiffFn& d) {
   std::string help = "the policies are " + known + " and save_only_these_names(names...), save_any_names_but_these(names...)";
   if (p.kind == ValueKind::Tuple && !p.elems->empty() && p.elems->front().kind == ValueKind::String) {
     const std::string& head = p.elems->front().str;
-    for (const NamePolicy& k : kNamePolicies)
+    for (const Policy& k : kNamePolicies)
       if (head == k.name) {
         d.policy = head;
         d.policyNames = policyNames(std::vector<Value>(p.elems->begin() + 1, p.elems->end()), {}, span, head);
@@ -99,7 +95,7 @@ void readPolicy(const Value& p, Span span, const char* name, AutodiffFn& d) {
   bool ok = false;
   for (const Policy& k : kCheckpointPolicies) ok = ok || p.str == k.name;
   bool namePolicy = false;
-  for (const NamePolicy& k : kNamePolicies) namePolicy = namePolicy || p.str == k.name;
+  for (const Policy& k : kNamePolicies) namePolicy = namePolicy || p.str == k.name;
   if (namePolicy)
     fail("E0370", span, std::string(name) + " policy \"" + p.str + "\" needs the names it concerns",
          "write `policy=" + p.str + "(\"a\", \"b\")` with the names checkpoint_name gave");
@@ -168,7 +164,7 @@ Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallA
   at.length = 1;
   for (const Policy& k : kCheckpointPolicies)
     if (d.policy == k.name) at.remat = k.remat;
-  for (const NamePolicy& k : kNamePolicies)
+  for (const Policy& k : kNamePolicies)
     if (d.policy == k.name) at.remat = k.remat;
   at.rematNames = d.policyNames;
   std::vector<AVal> ys = ev.tracer().apply(Op::Scan, tc.leaves, at, c.span, {tc.t.func});

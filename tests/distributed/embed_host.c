@@ -146,21 +146,11 @@ static int check_world_duplicate(void) {
   return 0;
 }
 
-static int check_misuse_before_finalize(void) {
-  MPI_Comm none = MPI_COMM_NULL;
+/* A context over `comm` is refused with E0444 (`what` says which misuse). */
+static int check_refused(MPI_Comm comm, const char* what) {
   scn_context* ctx = NULL;
-  CHECK(new_context("interp", &none, &ctx) == SCN_ERROR_INVALID_ARGUMENT && ctx == NULL,
-        "MPI_COMM_NULL was accepted");
-  CHECK(strcmp(last_code, "E0444") == 0, "MPI_COMM_NULL gave %s, not E0444", last_code);
-  return 0;
-}
-
-static int check_misuse_after_finalize(void) {
-  MPI_Comm world = MPI_COMM_WORLD;
-  scn_context* ctx = NULL;
-  CHECK(new_context("interp", &world, &ctx) == SCN_ERROR_INVALID_ARGUMENT && ctx == NULL,
-        "a communicator after MPI_Finalize was accepted");
-  CHECK(strcmp(last_code, "E0444") == 0, "a communicator after MPI_Finalize gave %s, not E0444", last_code);
+  CHECK(new_context("interp", &comm, &ctx) == SCN_ERROR_INVALID_ARGUMENT && ctx == NULL, "%s was accepted", what);
+  CHECK(strcmp(last_code, "E0444") == 0, "%s gave %s, not E0444", what, last_code);
   return 0;
 }
 
@@ -169,14 +159,15 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int world_size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (check_sub_communicator() || check_world_duplicate() || check_misuse_before_finalize()) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (check_sub_communicator() || check_world_duplicate() || check_refused(MPI_COMM_NULL, "MPI_COMM_NULL"))
+    MPI_Abort(MPI_COMM_WORLD, 1);
   /* scn did not finalise MPI: the host's collectives still run, and its MPI_Finalize succeeds. */
   MPI_Barrier(MPI_COMM_WORLD);
   int finalised = 1;
   MPI_Finalized(&finalised);
   CHECK(!finalised, "scn finalised MPI");
   CHECK(MPI_Finalize() == MPI_SUCCESS, "the host's MPI_Finalize failed");
-  if (check_misuse_after_finalize()) return 1;
+  if (check_refused(MPI_COMM_WORLD, "a communicator after MPI_Finalize")) return 1;
   printf("embed host: ok on process %d of %d\n", world_rank, world_size);
   return 0;
 }
