@@ -197,6 +197,10 @@ struct Uses {
           expr(s.value);
           break;
         case kir::StmtKind::Loop: stmts(s.body); break;
+        case kir::StmtKind::If:
+          expr(s.value);
+          stmts(s.body);
+          break;
       }
     }
   }
@@ -225,6 +229,14 @@ void printStmts(std::ostream& os, const std::vector<kir::Stmt>& body, int ind) {
       case kir::StmtKind::Loop:
         os << "for (l" << s.local << " = 0; l" << s.local << " < " << s.extent << "LL; ++l"
            << s.local << ") {\n";
+        printStmts(os, s.body, ind + 1);
+        indent(os, ind);
+        os << "}\n";
+        break;
+      case kir::StmtKind::If:
+        os << "if (";
+        printExpr(os, s.value);
+        os << ") {\n";
         printStmts(os, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";

@@ -260,6 +260,14 @@ void printStmts(std::ostream& os, const Kernel& k, const std::vector<Stmt>& body
         indent(os, ind);
         os << "}\n";
         break;
+      case StmtKind::If:
+        os << "if ";
+        print(os, s.value);
+        os << " {\n";
+        printStmts(os, k, s.body, ind + 1);
+        indent(os, ind);
+        os << "}\n";
+        break;
     }
   }
 }

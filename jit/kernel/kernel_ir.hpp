@@ -125,6 +125,7 @@ enum class StmtKind : uint8_t {
   Let,    // local = value (locals are mutable: accumulators are reassigned)
   Store,  // buffer[index] = value
   Loop,   // for local in 0..extent { body } (sequential, inside one parallel index)
+  If,     // if value { body } (value is bool; what body assigns is not visible after it)
 };
 
 /// One statement of a kernel body.
@@ -133,10 +134,10 @@ struct Stmt {
   int local = 0;    // Let target, Loop variable (an i64 local)
   int buffer = 0;   // Store
   ExprP index;      // Store
-  ExprP value;      // Let, Store
+  ExprP value;      // Let, Store; If: the condition
   bool assoc = false;  // Let: a reduction's accumulation, which may be reassociated (vectorised)
   int64_t extent = 0;      // Loop
-  std::vector<Stmt> body;  // Loop
+  std::vector<Stmt> body;  // Loop, If
 };
 
 /// Threads of a tile of a single-pass scan (Note [Single-pass scans] in lower_scan.cpp).

@@ -227,6 +227,14 @@ class Verifier {
           if (!wasAssigned) s.assigned.erase(st.local);  // the loop variable is bound inside only
           break;
         }
+        case StmtKind::If: {
+          checkExpr(st.value, s, seen);
+          want(st.value->dtype, DType::Bool, "the condition of an if", s.where);
+          std::set<int> before = s.assigned;
+          checkStmts(st.body, s);
+          s.assigned = std::move(before);  // the body may not run
+          break;
+        }
       }
     }
   }
