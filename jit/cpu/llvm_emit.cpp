@@ -104,6 +104,7 @@ class BufferRenumbering {
       switch (s.kind) {
         case StmtKind::Let: s.value = expr(s.value); break;
         case StmtKind::Store:
+        case StmtKind::AtomicAdd:
           s.buffer = slot(s.buffer);
           s.index = expr(s.index);
           s.value = expr(s.value);
@@ -280,6 +281,13 @@ class ModuleEmitter {
                      emitStmts(ee, k, s.body, locals);
                    });
           break;
+        case StmtKind::AtomicAdd: {  // only a backend that asks for them gets them; kept exact
+          DType t = p_.buffers.at(s.buffer).dtype;
+          Value* p = b_.CreateInBoundsGEP(memType(c_, t), ee.bufferPtr(s.buffer), {ee.emit(s.index)});
+          b_.CreateAtomicRMW(isFloat(t) ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, p,
+                             ee.emit(s.value), llvm::MaybeAlign(dtypeSize(t)), llvm::AtomicOrdering::Monotonic);
+          break;
+        }
         case StmtKind::If: {
           llvm::Function* fn = b_.GetInsertBlock()->getParent();
           auto* then = llvm::BasicBlock::Create(c_, "if.then", fn);

@@ -192,6 +192,7 @@ struct Uses {
       switch (s.kind) {
         case kir::StmtKind::Let: expr(s.value); break;
         case kir::StmtKind::Store:
+        case kir::StmtKind::AtomicAdd:
           written.insert(s.buffer);
           expr(s.index);
           expr(s.value);
@@ -232,6 +233,13 @@ void printStmts(std::ostream& os, const std::vector<kir::Stmt>& body, int ind) {
         printStmts(os, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";
+        break;
+      case kir::StmtKind::AtomicAdd:
+        os << "scn_atomic_add(&b" << s.buffer << "[";
+        printExpr(os, s.index);
+        os << "], ";
+        printExpr(os, s.value);
+        os << ");\n";
         break;
       case kir::StmtKind::If:
         os << "if (";
@@ -439,6 +447,7 @@ kir::LowerOptions cudaLowerOptions() {
   o.singlePassScanMin = kSinglePassScanMin;  // Note [Single-pass scans]
   o.reduceBlock = 16;                         // a serial thread: short chains (Note [Blocked reductions])
   o.reduceSerialMax = 32;
+  o.atomicScatterBelow = kAtomicScatterBelow;  // Note [Scatter kernels]
   return o;
 }
 

@@ -70,6 +70,12 @@ Stmt store(const Loc& out, const ExprP& i, ExprP v) {
   return s;
 }
 
+Stmt atomicAdd(const Loc& out, const ExprP& i, ExprP v) {
+  Stmt s = store(out, i, std::move(v));
+  s.kind = StmtKind::AtomicAdd;
+  return s;
+}
+
 Stmt ifThen(ExprP cond, std::vector<Stmt> body) {
   Stmt s;
   s.kind = StmtKind::If;

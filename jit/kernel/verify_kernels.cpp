@@ -206,6 +206,11 @@ class Verifier {
           checkLocal(st.local, st.value->dtype, s);
           s.assigned.insert(st.local);
           break;
+        case StmtKind::AtomicAdd:
+          if (st.buffer >= 0 && st.buffer < static_cast<int>(p_.buffers.size()) &&
+              p_.buffers[st.buffer].dtype == DType::Bool)
+            invalid(s.where, "atomic add to b" + std::to_string(st.buffer) + " of bool");
+          [[fallthrough]];
         case StmtKind::Store:
           checkBufferId(st.buffer, s.where);
           checkExpr(st.index, s, seen);
