@@ -25,7 +25,7 @@ enum class OpCategory : uint8_t {
 #undef SCN_CATEGORY_ENUM
 };
 
-enum class TypeClass : uint8_t { Any, Num, Float, Int, IntBool };
+enum class TypeClass : uint8_t { Any, Real, Num, NumC, Float, FloatC, Complex, Int, IntBool };
 
 /// What the stages ask of an op's category (the flag columns of SCN_OP_CATEGORIES in ops.def).
 struct CategoryFlags {
@@ -199,8 +199,14 @@ struct InferResult {
   std::string error;  // non-empty on failure
   bool ok() const { return error.empty(); }
 };
+/// Whether dtype t is of type class tc (the TypeClass column of ops.def).
+bool inTypeClass(DType t, TypeClass tc);
 InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
                        const std::vector<FuncPtr>& subs);
+
+/// The first complex dtype of a variable of f or of its sub-functions, if any (the JIT
+/// backends refuse such functions with UnsupportedOnBackend: Note [Complex numbers]).
+std::optional<DType> complexTypeIn(const Func& f);
 
 /// Checks SSA form, types against inferTypes, sub-function signatures; returns "" or a message.
 std::string verify(const Func& f);

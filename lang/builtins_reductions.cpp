@@ -221,8 +221,8 @@ Value varOrStd(Evaluator& ev, CallArgs& c) {
 
 /// x with its NaNs replaced by `fill` (integers have none).
 AVal nanFilled(Reduction& r, const AVal& x, AVal fill) {
-  if (!isFloat(x.type.dtype)) return x;
-  return r.select(r.unary(Op::IsNan, x), fill, x);
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return x;
+  return r.select(r.unary(Op::IsNan, x), fill, x);  // E0373 for complex x: no isnan of it yet
 }
 
 // nansum / nanprod (x, axis=None, dtype=None, keepdims=false): NaNs count as 0 (1).

@@ -124,6 +124,7 @@ struct ExprEmitter {
     llvm::LLVMContext& c = b.getContext();
     switch (e->kind) {
       case ExprKind::Const:
+        if (isComplex(e->dtype)) return complexConstant(c, e->dtype, e->fval, e->fimag);
         if (isFloat(e->dtype)) return llvm::ConstantFP::get(regType(c, e->dtype), e->fval);
         return llvm::ConstantInt::get(regType(c, e->dtype), static_cast<uint64_t>(e->ival), true);
       case ExprKind::Index: return index(e->id);

@@ -169,6 +169,9 @@ class Verifier {
       case OpCategory::Unary:
         want(e.args[0]->dtype, e.dtype, "the operand of " + what, w);
         return;
+      case OpCategory::ComplexPart:
+        want(componentType(e.args[0]->dtype), componentType(e.dtype), "the operand of " + what, w);
+        return;
       case OpCategory::Binary:
         want(e.args[0]->dtype, e.dtype, "the first operand of " + what, w);
         want(e.args[1]->dtype, e.dtype, "the second operand of " + what, w);
