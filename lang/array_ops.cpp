@@ -330,8 +330,8 @@ void checkHostIntNegation(Op op, const AVal& x, Span span) {
 AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
   checkHostIntOverflow(op, a, b, span);
   DType t = promoteTypes(a, b);
-  TypeClass btc = opInfo(op).typeClass;
-  if ((btc == TypeClass::Float || btc == TypeClass::FloatC) && !isFloat(t) && !isComplex(t))  // float math on integers, as unary
+  if (op == Op::Pow && isComplex(t)) return complexPow(a, b, span);
+  if (TypeClass btc = opInfo(op).typeClass; (btc == TypeClass::Float || btc == TypeClass::FloatC) && !isFloat(t) && !isComplex(t))  // float math on integers, as unary
     t = (a.weak && b.weak && a.isStatic() && b.isStatic()) || t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
@@ -377,7 +377,7 @@ AVal ArrayOps::unary(Op op, AVal x, Span span) {
   bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Round;
   if (rounding && !isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return x;
   checkHostIntNegation(op, x, span);
-  if (op == Op::Abs && isComplex(x.type.dtype)) return complexPart(Op::ComplexAbs, x, span);
+  if (isComplex(x.type.dtype) && (op == Op::Abs || op == Op::Sign || opInfo(op).category == OpCategory::Predicate)) return complexUnary(op, x, span);
   if ((tc == TypeClass::Float || tc == TypeClass::FloatC) && !isFloat(x.type.dtype) && !isComplex(x.type.dtype))
     x = convert(x, x.weak && x.isStatic() ? DType::F64 : (x.type.dtype == DType::I64 || x.type.dtype == DType::U64) ? DType::F64 : DType::F32, span);
   if (op == Op::Neg && x.type.dtype == DType::Bool)

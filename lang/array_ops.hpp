@@ -75,6 +75,11 @@ class ArrayOps {
   AVal unary(Op op, AVal x, Span span);
   /// An op of the ComplexPart category on a complex x (real, imag, conj, complex_abs, angle).
   AVal complexPart(Op op, AVal x, Span span);
+  /// abs, sign and the predicates isnan/isinf/isfinite of a complex x, from its parts as jnp.
+  AVal complexUnary(Op op, AVal x, Span span);
+  /// x ** y with a complex side: an integer scalar y by repeated multiplication (jnp's
+  /// integer_pow), else exp(y * log(x)).
+  AVal complexPow(AVal x, AVal y, Span span);
   /// complex(re, im): the parts promoted to one float dtype (integers to f32) and broadcast.
   AVal makeComplex(AVal re, AVal im, Span span, const char* what);
   AVal select(AVal c, AVal a, AVal b, Span span, const char* what = "select");

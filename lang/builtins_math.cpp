@@ -51,7 +51,9 @@ Value nanToNum(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "nan_to_num", {"x", "nan=", "posinf=", "neginf="});
   AVal x = a.array(0);
   if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return arr(x);
-  if (isComplex(x.type.dtype)) ev.ops().unary(Op::IsNan, x, c.span);  // E0373: no complex form yet
+  if (isComplex(x.type.dtype))
+    fail("E0373", c.span, "`nan_to_num` does not support complex operands, got " + surfaceTypeString(x),
+         "replace the parts: `complex(nan_to_num(real(z)), nan_to_num(imag(z)))`");
   ArrayOps& ops = ev.ops();
   double biggest = x.type.dtype == DType::F32 ? double(FLT_MAX) : DBL_MAX;
   AVal nan = optionalArray(a, 1).value_or(weakFloat(0.0));

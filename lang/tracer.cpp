@@ -78,8 +78,9 @@ void checkComplexOperand(Op op, const std::vector<AVal>& in, Span span) {
   fail("E0373", span,
        "`" + surfaceName(op) + "` does not support complex operands, got " + surfaceTypeString(in[0]),
        ordered ? "complex numbers have no order; compare real parts (`real(z)`) or magnitudes (`abs(z)`)"
-               : "complex arrays support + - * / == != exp log sqrt sin cos sum prod cumsum cumprod "
-                 "matmul and real imag conj abs angle; take a real part first (`real(z)`, `abs(z)`)");
+               : "complex arrays support + - * / ** == != exp log sqrt sin cos sum prod mean cumsum "
+                 "cumprod matmul and real imag conj abs angle sign isnan; take a real part first "
+                 "(`real(z)`, `abs(z)`)");
 }
 
 bool isWide(DType t) { return t == DType::I64 || t == DType::F64 || t == DType::C128; }
