@@ -293,6 +293,8 @@ struct LowerOptions {
   /// instead of the blocked scan or a serial loop; 0: never. Needs a backend that prints
   /// TileScan kernels (the CUDA backend).
   int64_t singlePassScanMin = 0;
+  /// A complex matmul is a Gemm step (the CPU's cgemm / zgemm) rather than a loop nest.
+  bool complexGemm = false;
   /// A reduction of more than reduceSerialMax elements per output becomes a tree of passes whose
   /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_reduce.cpp).
   /// The CPU vectorises each loop over 32 lanes, so its blocks are long; a GPU thread runs its

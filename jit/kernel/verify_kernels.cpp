@@ -320,7 +320,7 @@ class Verifier {
         return;
       case StepKind::Gemm: {
         const Gemm& g = s.gemm;
-        if (g.dtype != DType::F32 && g.dtype != DType::F64)
+        if (!isFloat(g.dtype) && !isComplex(g.dtype))
           invalid(where, std::string("a gemm of ") + dtypeName(g.dtype));
         checkLoc(g.a, g.dtype, bound, "operand A", where);
         checkLoc(g.b, g.dtype, bound, "operand B", where);
