@@ -14,9 +14,6 @@ enum class DType : uint8_t { Bool, I32, I64, U32, U64, F32, F64, C64, C128 };
 
 constexpr DType kAllDTypes[] = {DType::Bool, DType::I32, DType::I64, DType::U32, DType::U64,
                                 DType::F32,  DType::F64, DType::C64, DType::C128};
-/// The dtypes of every stage before complex numbers (Note [Complex numbers]): the real ones.
-constexpr DType kRealDTypes[] = {DType::Bool, DType::I32, DType::I64, DType::U32,
-                                 DType::U64,  DType::F32, DType::F64};
 
 /// The element of a c64 / c128 array: two floats, the real part first (NumPy's and C's layout).
 struct c64 {

@@ -204,10 +204,6 @@ bool inTypeClass(DType t, TypeClass tc);
 InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
                        const std::vector<FuncPtr>& subs);
 
-/// The first complex dtype of a variable of f or of its sub-functions, if any (the JIT
-/// backends refuse such functions with UnsupportedOnBackend: Note [Complex numbers]).
-std::optional<DType> complexTypeIn(const Func& f);
-
 /// Checks SSA form, types against inferTypes, sub-function signatures; returns "" or a message.
 std::string verify(const Func& f);
 

@@ -69,21 +69,6 @@ std::string verifyIn(const Func& f, const std::string& where) {
 
 }  // namespace
 
-std::optional<DType> complexTypeIn(const Func& f) {
-  for (const Type& t : f.types)
-    if (isComplex(t.dtype)) return t.dtype;
-  for (const Eqn& e : f.eqns) {
-    for (const FuncPtr& s : e.subs)
-      if (s)
-        if (auto t = complexTypeIn(*s)) return t;
-    if (e.attrs.custom)
-      for (const FuncPtr& s : {e.attrs.custom->jvp, e.attrs.custom->fwd, e.attrs.custom->bwd})
-        if (s)
-          if (auto t = complexTypeIn(*s)) return t;
-  }
-  return std::nullopt;
-}
-
 std::string verify(const Func& f) { return verifyIn(f, ""); }
 
 }  // namespace scn

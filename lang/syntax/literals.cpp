@@ -82,7 +82,7 @@ void decodeFloat(std::string_view text, NumberDecode& d) {
 std::string numberSuffixList() {
   std::string out;
   for (DType t : kAllDTypes) {
-    if (t == DType::Bool) continue;
+    if (t == DType::Bool || isComplex(t)) continue;  // complex numbers are written with `j`
     if (!out.empty()) out += ", ";
     out += dtypeName(t);
   }
@@ -140,6 +140,10 @@ NumberDecode decodeNumber(std::string_view text) {
       setError(d, "E0005", b, e,
                "unknown suffix `" + std::string(d.suffix) + "` on a number literal",
                "the dtype suffixes are " + numberSuffixList() + ", as in `1.5f64` or `3u64`");
+    } else if (isComplex(*t)) {
+      setError(d, "E0005", b, e, "`" + std::string(d.suffix) + "` is not a number literal suffix",
+               "write an imaginary part with `j` (`2.0 + 0.5j`), or convert: `" + std::string(d.suffix) +
+                   "(2.5)`");
     } else if (*t == DType::Bool) {
       setError(d, "E0005", b, e, "`bool` is not a number literal suffix",
                "write `true` or `false`, or convert with `bool(1)`");
