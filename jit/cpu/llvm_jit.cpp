@@ -168,7 +168,8 @@ void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel,
 // Ctrl-C in the REPL, and Context::interrupt / scn_interrupt from another thread, set a flag
 // that belongs to the session. The evaluator polls it between statements; compiled code polls
 // it once per iteration of every step-level loop (Loop and While in the kernel IR's host
-// program), at the end of the iteration, after the iteration's buffer swaps: a monotonic atomic
+// program; a Loop of small kernels once per chunk of iterations, Note [Polling small loop
+// bodies] in llvm_emit.cpp), at the end of the iteration, after the iteration's buffer swaps: a monotonic atomic
 // load of an i32, compared with zero, and a branch marked unlikely to a `ret void`. The entry
 // takes a pointer to the flag as its third argument, so there is no global. The load is
 // volatile so that LLVM neither hoists it out of the loop nor merges polls; LLVM counts such a

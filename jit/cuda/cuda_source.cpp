@@ -212,11 +212,16 @@ struct Uses {
       switch (s.kind) {
         case kir::StmtKind::Let: expr(s.value); break;
         case kir::StmtKind::Store:
+        case kir::StmtKind::AtomicAdd:
           written.insert(s.buffer);
           expr(s.index);
           expr(s.value);
           break;
         case kir::StmtKind::Loop: stmts(s.body); break;
+        case kir::StmtKind::If:
+          expr(s.value);
+          stmts(s.body);
+          break;
       }
     }
   }
@@ -245,6 +250,21 @@ void printStmts(std::ostream& os, const std::vector<kir::Stmt>& body, int ind) {
       case kir::StmtKind::Loop:
         os << "for (l" << s.local << " = 0; l" << s.local << " < " << s.extent << "LL; ++l"
            << s.local << ") {\n";
+        printStmts(os, s.body, ind + 1);
+        indent(os, ind);
+        os << "}\n";
+        break;
+      case kir::StmtKind::AtomicAdd:
+        os << "scn_atomic_add(&b" << s.buffer << "[";
+        printExpr(os, s.index);
+        os << "], ";
+        printExpr(os, s.value);
+        os << ");\n";
+        break;
+      case kir::StmtKind::If:
+        os << "if (";
+        printExpr(os, s.value);
+        os << ") {\n";
         printStmts(os, s.body, ind + 1);
         indent(os, ind);
         os << "}\n";
@@ -447,6 +467,7 @@ kir::LowerOptions cudaLowerOptions() {
   o.singlePassScanMin = kSinglePassScanMin;  // Note [Single-pass scans]
   o.reduceBlock = 16;                         // a serial thread: short chains (Note [Blocked reductions])
   o.reduceSerialMax = 32;
+  o.atomicScatterBelow = kAtomicScatterBelow;  // Note [Scatter kernels]
   return o;
 }
 

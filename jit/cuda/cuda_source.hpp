@@ -65,6 +65,10 @@ kir::LowerOptions cudaLowerOptions();
 /// [Single-pass scans] in jit/kernel/lower_scan.cpp); shorter ones are a loop per row.
 inline constexpr int64_t kSinglePassScanMin = 1024;
 
+/// A scatter-add whose updates are narrower than this many elements runs a thread per update
+/// element with atomic adds (LowerOptions::atomicScatterBelow, Note [Scatter kernels]).
+inline constexpr int64_t kAtomicScatterBelow = 4096;
+
 /// Lowers `f` to kernel IR and prints it as one CUDA C++ translation unit (--emit=cuda); without
 /// the prelude (the REPL's `:cuda`, where the same few hundred lines would hide the kernels),
 /// only the kernels.

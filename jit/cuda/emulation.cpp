@@ -23,8 +23,9 @@ namespace scn::cuda {
 // this header. It defines the CUDA keywords away, gives threadIdx/blockIdx/blockDim/gridDim as
 // file globals, the two bit-cast intrinsics the prelude uses, and SCN_EMU_GRID, which the
 // printer's scn_emu_<kernel> entries use to run every (block, thread) pair of a launch in turn.
-// Kernels are perfectly parallel (no shared memory, no barriers, no atomics), so any order is
-// a valid schedule. The exception is a single-pass scan (Note [Single-pass scans] in
+// Kernels are perfectly parallel (no shared memory, no barriers; the atomic adds of a parallel
+// scatter-add are plain adds here, threads running one at a time), so any order is a valid
+// schedule. The exception is a single-pass scan (Note [Single-pass scans] in
 // jit/kernel/lower_scan.cpp): its entry (SCN_EMU_WHOLE_GRID) calls the kernel once for the whole
 // grid and the prelude's scn_tile_scan has an emulation branch that runs the same tile-status
 // protocol (counter, status words, look-back windows of 32 lanes) with the block's threads as

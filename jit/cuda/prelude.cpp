@@ -34,6 +34,17 @@ static const char* const kPreludeTail = R"SCN_PRELUDE(
 // ---- float constants that have no literal (inf, nan): from their bits ----
 SCN_FN f32 scn_f32_bits(u32 b) { return __int_as_float((i32)b); }
 SCN_FN f64 scn_f64_bits(u64 b) { return __longlong_as_double((i64)b); }
+// ---- the atomic adds of a parallel scatter-add (Note [Scatter kernels], lower_gather.cpp) ----
+#ifdef SCN_EMULATION
+template <class T> SCN_FN void scn_atomic_add(T* p, T v) { *p = scn_add(*p, v); }  // one thread at a time
+#else
+SCN_FN void scn_atomic_add(i32* p, i32 v) { atomicAdd(p, v); }
+SCN_FN void scn_atomic_add(u32* p, u32 v) { atomicAdd(p, v); }
+SCN_FN void scn_atomic_add(i64* p, i64 v) { atomicAdd((u64*)p, (u64)v); }  // two's complement
+SCN_FN void scn_atomic_add(u64* p, u64 v) { atomicAdd(p, v); }
+SCN_FN void scn_atomic_add(f32* p, f32 v) { atomicAdd(p, v); }
+SCN_FN void scn_atomic_add(f64* p, f64 v) { atomicAdd(p, v); }
+#endif
 // ---- single-pass scans (Note [Single-pass scans] in jit/kernel/lower_scan.cpp) ----
 // scn_tile_scan<T, ITEMS>(value, store, comb, identity, rows, n, status): rows independent
 // inclusive scans of n elements; value(row, p) gives element p, store(row, p, prefix) writes

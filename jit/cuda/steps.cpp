@@ -315,7 +315,10 @@ class Runner {
         int g = captured(s, plan, chunk);
         if (g >= 0) {
           int64_t times = left / chunk;
-          t_.replay(g, times);
+          for (int64_t t = 0; t < times; ++t) {  // an interrupt stops it within one chunk
+            pollInterrupt();
+            t_.replay(g, 1);
+          }
           if (stats_) stats_->copiedBytes += graphs_[g].carryBytes * static_cast<size_t>(times);
           counts_->replays += times;
           counts_->replayedIterations += times * chunk;

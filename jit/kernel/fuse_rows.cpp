@@ -65,7 +65,7 @@ class Rewriter {
 
   void stmts(std::vector<Stmt>& body, const std::function<int(int)>& localId) {
     for (Stmt& s : body) {
-      if (s.kind != StmtKind::Store) s.local = localId(s.local);
+      if (s.kind == StmtKind::Let || s.kind == StmtKind::Loop) s.local = localId(s.local);
       s.index = (*this)(s.index);
       s.value = (*this)(s.value);
       stmts(s.body, localId);

@@ -271,6 +271,21 @@ void printStmts(std::ostream& os, const Kernel& k, const std::vector<Stmt>& body
         indent(os, ind);
         os << "}\n";
         break;
+      case StmtKind::AtomicAdd:
+        os << "b" << s.buffer << "[";
+        print(os, s.index);
+        os << "] += ";
+        print(os, s.value);
+        os << "  (atomic)\n";
+        break;
+      case StmtKind::If:
+        os << "if ";
+        print(os, s.value);
+        os << " {\n";
+        printStmts(os, k, s.body, ind + 1);
+        indent(os, ind);
+        os << "}\n";
+        break;
     }
   }
 }

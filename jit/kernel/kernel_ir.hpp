@@ -19,12 +19,13 @@ namespace scn::kir {
 // (params, constants, temporaries); every buffer has a static dtype and element count. A *kernel*
 // is a perfectly parallel loop nest over `dims`: for every index (i0, i1, ...) it runs `body`, a
 // list of scalar statements (lets into typed locals, stores, sequential inner loops for
-// reductions and cumulative ops). All memory accesses are a buffer and a flat i64 element index;
+// reductions and cumulative ops, `if` blocks around a scatter's in-range updates). All memory accesses are a buffer and a flat i64 element index;
 // index expressions are built from the parallel indices (Index), inner loop locals, the
 // sequential program's loop counters (HostVar) and integer arithmetic (Arith). Kernels never
 // depend on each other's iteration order, so a CPU backend may split dims[0] across threads and a
-// CUDA backend may print each kernel as a __global__ function with one thread per index. The
-// one exception is a single-pass scan (Kernel::scan, asked for by LowerOptions and printed only
+// CUDA backend may print each kernel as a __global__ function with one thread per index; an
+// AtomicAdd statement (a parallel scatter-add, asked for by LowerOptions) commutes with every
+// other point's. The one exception is a single-pass scan (Kernel::scan, asked for by LowerOptions and printed only
 // by the CUDA backend): its points are combined along the last dim (Note [Single-pass scans]).
 // The *steps* are the sequential host program: launches, GEMM calls, counted loops (scan, fori),
 // while loops whose condition is a bool in a buffer, switches (cond), copies and swaps of two
@@ -128,18 +129,20 @@ enum class StmtKind : uint8_t {
   Let,    // local = value (locals are mutable: accumulators are reassigned)
   Store,  // buffer[index] = value
   Loop,   // for local in 0..extent { body } (sequential, inside one parallel index)
+  If,     // if value { body } (value is bool; what body assigns is not visible after it)
+  AtomicAdd,  // buffer[index] += value, atomic among the kernel's parallel points
 };
 
 /// One statement of a kernel body.
 struct Stmt {
   StmtKind kind = StmtKind::Let;
   int local = 0;    // Let target, Loop variable (an i64 local)
-  int buffer = 0;   // Store
-  ExprP index;      // Store
-  ExprP value;      // Let, Store
+  int buffer = 0;   // Store, AtomicAdd
+  ExprP index;      // Store, AtomicAdd
+  ExprP value;      // Let, Store, AtomicAdd; If: the condition
   bool assoc = false;  // Let: a reduction's accumulation, which may be reassociated (vectorised)
   int64_t extent = 0;      // Loop
-  std::vector<Stmt> body;  // Loop
+  std::vector<Stmt> body;  // Loop, If
 };
 
 /// Threads of a tile of a single-pass scan (Note [Single-pass scans] in lower_scan.cpp).
@@ -307,6 +310,10 @@ struct LowerOptions {
   /// Merge consecutive kernels over the same rows into one kernel per row where no row reads
   /// another's writes (Note [Row fusion] in jit/kernel/fuse_rows.cpp); the CPU asks for it.
   bool fuseRows = false;
+  /// A scatter-add with fewer than this many elements per update (its window) runs one thread
+  /// per update element, adding with AtomicAdd (Note [Scatter kernels]); 0: never. The CUDA
+  /// backend asks for it; the CPU's sequential loop is faster on its few cores.
+  int64_t atomicScatterBelow = 0;
 };
 
 /// Merges runs of launches into row kernels where that is legal and pays (Note [Row fusion]).

@@ -76,6 +76,20 @@ Stmt store(const Loc& out, const ExprP& i, ExprP v) {
   return s;
 }
 
+Stmt atomicAdd(const Loc& out, const ExprP& i, ExprP v) {
+  Stmt s = store(out, i, std::move(v));
+  s.kind = StmtKind::AtomicAdd;
+  return s;
+}
+
+Stmt ifThen(ExprP cond, std::vector<Stmt> body) {
+  Stmt s;
+  s.kind = StmtKind::If;
+  s.value = std::move(cond);
+  s.body = std::move(body);
+  return s;
+}
+
 Stmt loop(int l, int64_t extent, std::vector<Stmt> body) {
   Stmt s;
   s.kind = StmtKind::Loop;

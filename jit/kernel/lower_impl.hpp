@@ -159,6 +159,8 @@ Stmt let(int l, ExprP v, bool assoc = false);
 /// out[offset + i] = v.
 Stmt store(const Loc& out, const ExprP& i, ExprP v);
 Stmt loop(int l, int64_t extent, std::vector<Stmt> body);
+Stmt ifThen(ExprP cond, std::vector<Stmt> body);
+Stmt atomicAdd(const Loc& out, const ExprP& i, ExprP v);
 /// The product of the extents of `dims` in s.
 int64_t product(const Shape& s, const std::vector<int64_t>& dims);
 

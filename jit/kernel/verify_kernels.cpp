@@ -209,6 +209,11 @@ class Verifier {
           checkLocal(st.local, st.value->dtype, s);
           s.assigned.insert(st.local);
           break;
+        case StmtKind::AtomicAdd:
+          if (st.buffer >= 0 && st.buffer < static_cast<int>(p_.buffers.size()) &&
+              p_.buffers[st.buffer].dtype == DType::Bool)
+            invalid(s.where, "atomic add to b" + std::to_string(st.buffer) + " of bool");
+          [[fallthrough]];
         case StmtKind::Store:
           checkBufferId(st.buffer, s.where);
           checkExpr(st.index, s, seen);
@@ -228,6 +233,14 @@ class Verifier {
           checkStmts(st.body, s);
           s.unreachable -= st.extent == 0;
           if (!wasAssigned) s.assigned.erase(st.local);  // the loop variable is bound inside only
+          break;
+        }
+        case StmtKind::If: {
+          checkExpr(st.value, s, seen);
+          want(st.value->dtype, DType::Bool, "the condition of an if", s.where);
+          std::set<int> before = s.assigned;
+          checkStmts(st.body, s);
+          s.assigned = std::move(before);  // the body may not run
           break;
         }
       }

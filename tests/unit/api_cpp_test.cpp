@@ -850,7 +850,10 @@ class ApiInterrupt : public ::testing::TestWithParam<std::string> {};
 TEST_P(ApiInterrupt, StopsAnEndlessCompiledLoop) {
   Host h(GetParam());
   // An expression body: nothing for the evaluator to poll, only the compiled while loop.
+  // spin_for's 2*10^9 tiny iterations poll once per chunk (Note [Polling small loop bodies]):
+  // uninterrupted, it would return a value after seconds.
   ASSERT_TRUE(h.ctx.load("fn spin(x) = while_loop(|c| c == c, |c| c + 1.0, x)\n"
+                         "fn spin_for(x) = fori_loop(0, 2000000000, |i, c| c + 1.0, x)\n"
                          "fn twice(x) = x * 2.0",
                          "spin.scn"));
   float x = 0, three = 3;
@@ -859,11 +862,11 @@ TEST_P(ApiInterrupt, StopsAnEndlessCompiledLoop) {
   auto r = h.ctx.call("twice", {scn::ArrayView::of(&three, {})});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FLOAT_EQ(*r->at(0).dataAs<float>(), 6.0f);
-  for (int round = 0; round < 2; ++round) {  // the second round reuses the compiled code
+  for (int round = 0; round < 4; ++round) {  // rounds 2 and 3 reuse the compiled code
     std::optional<scn::Result<std::vector<scn::HostArray>>> spun;
     std::atomic<bool> done{false};
     std::thread worker([&] {
-      spun.emplace(h.ctx.call("spin", {scn::ArrayView::of(&x, {})}));
+      spun.emplace(h.ctx.call(round % 2 ? "spin_for" : "spin", {scn::ArrayView::of(&x, {})}));
       done = true;
     });
     // Keep asking until the call returns (a request that lands before the call starts is

@@ -456,6 +456,58 @@ TEST(CudaCodegen, CumulativeOpsAreOneSinglePassScanOnTheGpuOnly) {
                                        cuda::cudaLowerOptions())), 0);
 }
 
+int countStmts(const std::vector<kir::Stmt>& body, kir::StmtKind kind) {
+  int n = 0;
+  for (const kir::Stmt& s : body) n += (s.kind == kind) + countStmts(s.body, kind);
+  return n;
+}
+
+TEST(CudaCodegen, NarrowScatterAddsAreAThreadPerUpdateWithAtomicAddsOnTheGpuOnly) {
+  // A histogram (scalar updates) and a scatter of short rows: on the GPU one thread per update
+  // element adds atomically (Note [Scatter kernels]); the CPU keeps one ordered loop, as does a
+  // scatter-set on the GPU.
+  for (DType t : {DType::I32, DType::F32, DType::I64, DType::F64}) {
+    SCOPED_TRACE(dtypeName(t));
+    ktest::Builder b("hist");
+    int bins = b.param(ktest::ty(t, {16, 3})), u = b.param(ktest::ty(t, {1000, 3})),
+        i = b.param(ktest::ty(DType::I32, {1000}));
+    FuncPtr add = b.ret({b.emit1(Op::ScatterAdd, {bins, u, i})});
+    kir::Program gpu = kir::lower(*add, cuda::cudaLowerOptions());
+    const kir::Kernel& k = gpu.kernels.back();
+    EXPECT_EQ(k.dims, (std::vector<int64_t>{1000, 3})) << kir::printKernels(gpu);
+    EXPECT_EQ(countStmts(k.body, kir::StmtKind::AtomicAdd), 1);
+    EXPECT_EQ(countStmts(k.body, kir::StmtKind::Loop), 0);
+    EXPECT_EQ(countStmts(kir::lower(*add).kernels.back().body, kir::StmtKind::AtomicAdd), 0);
+    // The PTX adds with an atomic (or its no-result form, red).
+    cuda::PtxResult r;
+    try {
+      r = cuda::compilePtx(cuda::cudaTranslationUnit(cuda::printCudaKernels(gpu, "h_")), cuda::kDefaultArch,
+                           nullptr, "hist.cu");
+    } catch (const UserError& e) {
+      FAIL() << describe(e);
+    }
+    EXPECT_TRUE(r.ptx.find("red.global.add") != std::string::npos ||
+                r.ptx.find("atom.global.add") != std::string::npos);
+    // Under emulation, with every bin hit many times and some indices dropped, the interpreter's
+    // ordered sums (integers exactly; floats to rounding).
+    Array idx(DType::I32, {1000}), rows(t, {1000, 3}), zero(t, {16, 3});
+    for (int64_t j = 0; j < 1000; ++j) idx.setInt(j, (j * 7) % 21 - 2);
+    for (int64_t j = 0; j < 3000; ++j) rows.setDouble(j, double(j % 13) - 4.5 * isFloat(t));
+    for (int64_t j = 0; j < 48; ++j) zero.setDouble(j, 0);
+    cuda::CudaSource src = cuda::printCudaKernels(gpu, "h_");
+    cuda::HostModule m(cuda::cudaTranslationUnit(src));
+    std::vector<Array> got = cuda::runEmulated(gpu, src, m, {zero, rows, idx}, add->resultTypes(), nullptr, 2);
+    std::vector<Array> want = interpret(*add, {zero, rows, idx});
+    EXPECT_TRUE(ktest::closeArrays(got.at(0), want.at(0)));
+  }
+  ktest::Builder b("set");
+  int x = b.param(ktest::ty(DType::F32, {16})), u = b.param(ktest::ty(DType::F32, {100})),
+      i = b.param(ktest::ty(DType::I32, {100}));
+  kir::Program set = kir::lower(*b.ret({b.emit1(Op::Scatter, {x, u, i})}), cuda::cudaLowerOptions());
+  EXPECT_EQ(countStmts(set.kernels.back().body, kir::StmtKind::AtomicAdd), 0);
+  EXPECT_EQ(countStmts(set.kernels.back().body, kir::StmtKind::Loop), 1);
+}
+
 TEST(CudaCodegen, SinglePassScansCompileToPtx) {
   cuda::PtxResult r;
   try {

@@ -153,6 +153,25 @@ TEST(KernelLower, InPlaceDynamicUpdateOfACarryNeedsNoSwap) {
   EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Launch), 1);
 }
 
+TEST(KernelLower, AScatterBranchesAroundADroppedUpdate) {
+  // zeros(16).at[idx].add(v): one sequential loop over the updates whose store is guarded by the
+  // index's range check, with no clamp (min/max) and no select (Note [Scatter kernels]).
+  Builder b;
+  int t = b.param(ty(F32, {16})), v = b.param(ty(F32, {8})), i = b.param(ty(I32, {8}));
+  kir::Program p = kir::lower(*b.ret({b.emit1(Op::ScatterAdd, {t, v, i})}));
+  std::string text = kir::printKernels(p);
+  const kir::Kernel& k = p.kernels.back();
+  ASSERT_EQ(k.body.size(), 1u) << text;
+  ASSERT_EQ(k.body[0].kind, kir::StmtKind::Loop) << text;
+  const kir::Stmt& guard = k.body[0].body.back();
+  ASSERT_EQ(guard.kind, kir::StmtKind::If) << text;
+  ASSERT_EQ(guard.body.size(), 1u);
+  EXPECT_EQ(guard.body[0].kind, kir::StmtKind::Store);
+  EXPECT_NE(text.find("if "), std::string::npos) << text;
+  EXPECT_EQ(text.find("min("), std::string::npos) << text;
+  EXPECT_EQ(guard.body[0].value->op, Op::Add) << text;  // not select(in range, new, old)
+}
+
 TEST(KernelLower, MatmulIsAGemmCallAndIntegerMatmulIsLoops) {
   for (DType t : {F32, I32}) {
     Builder b;

@@ -106,6 +106,45 @@ TEST(KernelVerify, RejectsALoopVariableReadAfterItsLoop) {
             "program f: kernel k0: local l0 is read before it is assigned or bound by a loop");
 }
 
+/// The valid program with its store guarded: if <cond> { store }.
+kir::Program guarded(kir::ExprP cond) {
+  kir::Program p = valid();
+  kir::Kernel& k = p.kernels[0];
+  kir::Stmt s;
+  s.kind = kir::StmtKind::If;
+  s.value = std::move(cond);
+  s.body = {k.body.at(0)};
+  k.body = {s};
+  return p;
+}
+
+TEST(KernelVerify, AGuardedStoreVerifies) {
+  kir::ExprP positive = kir::opExpr(Op::Gt, DType::Bool, {kir::load(0, F32, kir::index(0)), kir::constFloat(F32, 0)});
+  EXPECT_EQ(kir::verifyProgram(guarded(positive)), "");
+}
+
+TEST(KernelVerify, RejectsAnIfOnANonBoolCondition) {
+  EXPECT_EQ(kir::verifyProgram(guarded(kir::load(0, F32, kir::index(0)))),
+            "program f: kernel k0: the condition of an if is f32, expected bool");
+}
+
+TEST(KernelVerify, RejectsALocalAssignedOnlyInsideAnIfReadAfterIt) {
+  kir::Program p = guarded(kir::opExpr(Op::Gt, DType::Bool, {kir::load(0, F32, kir::index(0)), kir::constFloat(F32, 0)}));
+  kir::Kernel& k = p.kernels[0];
+  k.locals.push_back(F32);
+  kir::Stmt& store = k.body.at(0).body.at(0);
+  kir::Stmt let;
+  let.kind = kir::StmtKind::Let;
+  let.local = 0;
+  let.value = store.value;
+  k.body.at(0).body.insert(k.body.at(0).body.begin(), let);
+  kir::Stmt after = k.body.at(0).body.at(1);
+  after.value = kir::local(0, F32);
+  k.body.push_back(after);
+  EXPECT_EQ(kir::verifyProgram(p),
+            "program f: kernel k0: local l0 is read before it is assigned or bound by a loop");
+}
+
 TEST(KernelVerify, RejectsAStoreOfTheWrongDtype) {
   kir::Program p = valid();
   theStore(p).value = kir::constInt(I32, 1);
