@@ -24,6 +24,8 @@ MPI_Datatype mpiType(DType t) {
     case DType::U64: return MPI_UINT64_T;
     case DType::F32: return MPI_FLOAT;
     case DType::F64: return MPI_DOUBLE;
+    case DType::C64: return MPI_C_FLOAT_COMPLEX;
+    case DType::C128: return MPI_C_DOUBLE_COMPLEX;
   }
   return MPI_BYTE;
 }

@@ -27,7 +27,7 @@ namespace scn {
 
 namespace {
 
-const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32 or float64";
+const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128";
 
 std::string dtypeText(const DLDataType& t) {
   std::string kind;
@@ -53,6 +53,8 @@ DataType dataTypeOf(const DLDataType& t) {
     if (t.code == kDLUInt && t.bits == 64) return DataType::U64;
     if (t.code == kDLFloat && t.bits == 32) return DataType::F32;
     if (t.code == kDLFloat && t.bits == 64) return DataType::F64;
+    if (t.code == kDLComplex && t.bits == 64) return DataType::C64;
+    if (t.code == kDLComplex && t.bits == 128) return DataType::C128;
   }
   fail("E0527", Span{}, "the DLPack tensor has dtype " + dtypeText(t) + "; scn takes " + kDtypes,
        "convert it before handing it over (NumPy: `.astype(np.float32)`, PyTorch: `.to(torch.float32)`)");
@@ -68,6 +70,8 @@ DLDataType dlpackOf(DataType t) {
     case DataType::U64: return make(kDLUInt, 64);
     case DataType::F32: return make(kDLFloat, 32);
     case DataType::F64: return make(kDLFloat, 64);
+    case DataType::C64: return make(kDLComplex, 64);
+    case DataType::C128: return make(kDLComplex, 128);
   }
   return make(kDLFloat, 32);
 }

@@ -103,29 +103,29 @@ Array::Array(DType dtype_, Shape shape_) : dtype(dtype_), shape(std::move(shape_
 }
 
 double Array::getDouble(int64_t i) const {
-  return dispatchDType(dtype, [&]<typename T>() -> double {
+  return dispatchWithComplex(dtype, [&]<typename T>() -> double {
     return ::scn::scalar::convert<double>(data<T>()[i]);
   });
 }
 
 int64_t Array::getInt(int64_t i) const {
-  return dispatchDType(dtype, [&]<typename T>() -> int64_t {
+  return dispatchWithComplex(dtype, [&]<typename T>() -> int64_t {
     return ::scn::scalar::convert<int64_t>(data<T>()[i]);
   });
 }
 
 uint64_t Array::getUInt(int64_t i) const {
-  return dispatchDType(dtype, [&]<typename T>() -> uint64_t {
+  return dispatchWithComplex(dtype, [&]<typename T>() -> uint64_t {
     return ::scn::scalar::convert<uint64_t>(data<T>()[i]);
   });
 }
 
 void Array::setDouble(int64_t i, double v) {
-  dispatchDType(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+  dispatchWithComplex(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
 }
 
 void Array::setInt(int64_t i, int64_t v) {
-  dispatchDType(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+  dispatchWithComplex(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
 }
 
 Array Array::scalar(DType dtype, double v) {
@@ -183,10 +183,17 @@ std::string formatFloat(F v) {
 
 }  // namespace
 
+std::string formatComplex(const std::string& re, const std::string& im) {
+  // Python's complex repr without its parentheses and with scn's floats: 1.0+2.0j, 1.0-0.5j,
+  // nan+infj (a sign is added before an imaginary part that has none).
+  return re + (im[0] == '-' ? "" : "+") + im + "j";
+}
+
 std::string formatElement(const Array& a, int64_t i) {
-  return dispatchDType(a.dtype, [&]<typename T>() -> std::string {
+  return dispatchWithComplex(a.dtype, [&]<typename T>() -> std::string {
     T v = a.data<T>()[i];
-    if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+    if constexpr (::scn::scalar::kIsComplex<T>) return formatComplex(formatFloat(v.re), formatFloat(v.im));
+    else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
     else if constexpr (std::is_floating_point_v<T>) return formatFloat(v);
     else return std::to_string(v);
   });

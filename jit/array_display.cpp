@@ -24,10 +24,23 @@ constexpr int64_t kEdgeItems = 3;  // NumPy's edgeitems, as formatArray
 
 /// A float with at most `precision` digits after the point, trailing zeros dropped but one
 /// kept (NumPy's floatmode "maxprec"); other elements as formatElement.
+std::string fixedText(double v, int precision);
+
 std::string elementText(const Array& a, int64_t i, int precision) {
+  if (precision >= 0 && isComplex(a.dtype)) {
+    double re, im;
+    if (a.dtype == DType::C64) re = a.data<c64>()[i].re, im = a.data<c64>()[i].im;
+    else re = a.data<c128>()[i].re, im = a.data<c128>()[i].im;
+    if (!std::isfinite(re) || !std::isfinite(im)) return formatElement(a, i);
+    return formatComplex(fixedText(re, precision), fixedText(im, precision));
+  }
   if (precision < 0 || (a.dtype != DType::F32 && a.dtype != DType::F64)) return formatElement(a, i);
   double v = a.getDouble(i);
   if (!std::isfinite(v)) return formatElement(a, i);
+  return fixedText(v, precision);
+}
+
+std::string fixedText(double v, int precision) {
   char buf[400];
   std::snprintf(buf, sizeof buf, "%.*f", precision, v);
   std::string s = buf;

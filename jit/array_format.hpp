@@ -17,6 +17,9 @@ std::string formatArray(const Array& a, int64_t summaryThreshold);
 /// Element `i` (row-major) as formatArray writes it: floats as Python's repr.
 std::string formatElement(const Array& a, int64_t i);
 
+/// A complex element from the texts of its parts: "1.0+2.0j", "1.0-0.5j".
+std::string formatComplex(const std::string& re, const std::string& im);
+
 /// NumPy's print options (the builtin set_printoptions): how arrays are written.
 struct PrintOptions {
   int64_t threshold = kDefaultSummaryThreshold;

@@ -1,6 +1,8 @@
 // dtype names and sizes.
 #include "jit/dtype.hpp"
 
+#include "base/diagnostics.hpp"
+
 namespace scn {
 
 const char* dtypeName(DType t) {
@@ -12,6 +14,8 @@ const char* dtypeName(DType t) {
     case DType::U64: return "u64";
     case DType::F32: return "f32";
     case DType::F64: return "f64";
+    case DType::C64: return "c64";
+    case DType::C128: return "c128";
   }
   return "?";
 }
@@ -26,9 +30,15 @@ size_t dtypeSize(DType t) {
   switch (t) {
     case DType::Bool: return 1;
     case DType::I32: case DType::U32: case DType::F32: return 4;
-    case DType::I64: case DType::U64: case DType::F64: return 8;
+    case DType::I64: case DType::U64: case DType::F64: case DType::C64: return 8;
+    case DType::C128: return 16;
   }
   return 4;
+}
+
+void complexNotDispatched(DType t) {
+  internalError(std::string("a real-only dispatch reached ") + dtypeName(t) +
+                " (Note [Complex numbers] in jit/scalar/complex.inc)");
 }
 
 }  // namespace scn

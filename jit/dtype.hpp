@@ -6,13 +6,22 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace scn {
 
-enum class DType : uint8_t { Bool, I32, I64, U32, U64, F32, F64 };
+enum class DType : uint8_t { Bool, I32, I64, U32, U64, F32, F64, C64, C128 };
 
-constexpr DType kAllDTypes[] = {DType::Bool, DType::I32, DType::I64, DType::U32,
-                                DType::U64,  DType::F32, DType::F64};
+constexpr DType kAllDTypes[] = {DType::Bool, DType::I32, DType::I64, DType::U32, DType::U64,
+                                DType::F32,  DType::F64, DType::C64, DType::C128};
+
+/// The element of a c64 / c128 array: two floats, the real part first (NumPy's and C's layout).
+struct c64 {
+  float re, im;
+};
+struct c128 {
+  double re, im;
+};
 
 /// "bool", "i32", ... as written in scn source.
 const char* dtypeName(DType t);
@@ -22,11 +31,24 @@ inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
 inline bool isSignedInt(DType t) { return t == DType::I32 || t == DType::I64; }
 inline bool isUnsignedInt(DType t) { return t == DType::U32 || t == DType::U64; }
 inline bool isInteger(DType t) { return isSignedInt(t) || isUnsignedInt(t); }
+inline bool isComplex(DType t) { return t == DType::C64 || t == DType::C128; }
+/// The dtype of either part of a complex dtype (c64 -> f32, c128 -> f64); t itself otherwise.
+inline DType componentType(DType t) {
+  return t == DType::C64 ? DType::F32 : t == DType::C128 ? DType::F64 : t;
+}
+/// The complex dtype with parts of float dtype t (f64 -> c128; every other dtype -> c64).
+inline DType complexOf(DType t) { return t == DType::F64 || t == DType::C128 ? DType::C128 : DType::C64; }
+
+/// An internal error: a real-only dispatch (dispatchDType) reached a complex dtype.
+[[noreturn]] void complexNotDispatched(DType t);
 
 /// Calls f.template operator()<T>() with the C++ type of `t` (bool, int32_t, ..., double).
+/// Real dtypes only: a complex `t` is an internal error, so that no code written for real
+/// elements is instantiated on complex ones by accident (dispatchWithComplex admits them).
 template <typename F>
 decltype(auto) dispatchDType(DType t, F&& f) {
   switch (t) {
+    case DType::C64: case DType::C128: complexNotDispatched(t);
     case DType::Bool: return f.template operator()<bool>();
     case DType::I32: return f.template operator()<int32_t>();
     case DType::I64: return f.template operator()<int64_t>();
@@ -36,6 +58,15 @@ decltype(auto) dispatchDType(DType t, F&& f) {
     case DType::F64: return f.template operator()<double>();
   }
   return f.template operator()<float>();
+}
+
+/// dispatchDType, and c64 / c128 for the complex dtypes: for code that handles complex
+/// elements (the interpreter's elementwise ops, sums, products and matmul).
+template <typename F>
+decltype(auto) dispatchWithComplex(DType t, F&& f) {
+  if (t == DType::C64) return f.template operator()<c64>();
+  if (t == DType::C128) return f.template operator()<c128>();
+  return dispatchDType(t, std::forward<F>(f));
 }
 
 }  // namespace scn

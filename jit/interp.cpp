@@ -107,6 +107,7 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
     case OpCategory::Compare: return {compareOp(e.op, in[0], in[1], out[0])};
     case OpCategory::Select: return {selectOp(in[0], in[1], in[2], out[0])};
     case OpCategory::Convert: return {convertOp(in[0], out[0])};
+    case OpCategory::ComplexPart: return {complexPartOp(e.op, in, out[0])};
     case OpCategory::Constant: return {*e.attrs.value};
     case OpCategory::Iota: return {iotaOp(e.attrs, out[0])};
     case OpCategory::Reduce: return {reduceOp(e.op, in[0], e.attrs, out[0])};

@@ -6,7 +6,7 @@ namespace scn::interp {
 
 Array unaryOp(Op op, const Array& x, const Type& out) {
   Array r(out.dtype, out.shape);
-  dispatchDType(x.dtype, [&]<typename T>() {
+  dispatchWithComplex(x.dtype, [&]<typename T>() {
     const T* p = x.data<T>();
     T* o = r.data<T>();
     for (int64_t i = 0, n = r.size(); i < n; ++i) o[i] = scalar::unary<T>(op, p[i]);
@@ -26,7 +26,7 @@ Array predicateOp(Op op, const Array& x, const Type& out) {
 
 Array binaryOp(Op op, const Array& a, const Array& b, const Type& out) {
   Array r(out.dtype, out.shape);
-  dispatchDType(a.dtype, [&]<typename T>() {
+  dispatchWithComplex(a.dtype, [&]<typename T>() {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* o = r.data<T>();
@@ -38,7 +38,7 @@ Array binaryOp(Op op, const Array& a, const Array& b, const Type& out) {
 Array compareOp(Op op, const Array& a, const Array& b, const Type& out) {
   Array r(out.dtype, out.shape);
   bool* o = r.data<bool>();
-  dispatchDType(a.dtype, [&]<typename T>() {
+  dispatchWithComplex(a.dtype, [&]<typename T>() {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     for (int64_t i = 0, n = r.size(); i < n; ++i) o[i] = scalar::compare<T>(op, pa[i], pb[i]);
@@ -49,7 +49,7 @@ Array compareOp(Op op, const Array& a, const Array& b, const Type& out) {
 Array selectOp(const Array& pred, const Array& a, const Array& b, const Type& out) {
   Array r(out.dtype, out.shape);
   const bool* c = pred.data<bool>();
-  dispatchDType(a.dtype, [&]<typename T>() {
+  dispatchWithComplex(a.dtype, [&]<typename T>() {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* o = r.data<T>();
@@ -60,13 +60,47 @@ Array selectOp(const Array& pred, const Array& a, const Array& b, const Type& ou
 
 Array convertOp(const Array& x, const Type& out) {
   Array r(out.dtype, out.shape);
-  dispatchDType(x.dtype, [&]<typename From>() {
-    dispatchDType(out.dtype, [&]<typename To>() {
+  dispatchWithComplex(x.dtype, [&]<typename From>() {
+    dispatchWithComplex(out.dtype, [&]<typename To>() {
       const From* p = x.data<From>();
       To* o = r.data<To>();
       for (int64_t i = 0, n = r.size(); i < n; ++i) o[i] = scalar::convert<To, From>(p[i]);
     });
   });
+  return r;
+}
+
+Array complexPartOp(Op op, const std::vector<Array>& in, const Type& out) {
+  Array r(out.dtype, out.shape);
+  auto each = [&]<typename C>() {
+    using T = scalar::PartOf<C>;
+    const int64_t n = r.size();
+    if (op == Op::Complex) {
+      const T* re = in[0].data<T>();
+      const T* im = in[1].data<T>();
+      C* o = r.data<C>();
+      for (int64_t i = 0; i < n; ++i) o[i] = ::scn_complex(re[i], im[i]);
+      return;
+    }
+    const C* p = in[0].data<C>();
+    if (op == Op::Conj) {
+      C* o = r.data<C>();
+      for (int64_t i = 0; i < n; ++i) o[i] = ::scn_conj(p[i]);
+      return;
+    }
+    T* o = r.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      switch (op) {
+        case Op::Real: o[i] = ::scn_real(p[i]); break;
+        case Op::Imag: o[i] = ::scn_imag(p[i]); break;
+        case Op::ComplexAbs: o[i] = ::scn_complex_abs(p[i]); break;
+        case Op::Angle: o[i] = ::scn_angle(p[i]); break;
+        default: internalError(std::string("complexPartOp: ") + opName(op));
+      }
+    }
+  };
+  if (out.dtype == DType::C128 || in[0].dtype == DType::C128) each.template operator()<c128>();
+  else each.template operator()<c64>();
   return r;
 }
 

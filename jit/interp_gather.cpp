@@ -71,7 +71,7 @@ Array scatterOp(Op op, const std::vector<Array>& in, const Type& out) {
   std::vector<int64_t> xs = stridesOf(x.shape);
   Array r = x.clone();
   std::optional<Op> comb = opInfo(op).combiner;
-  dispatchDType(out.dtype, [&]<typename T>() {
+  dispatchWithComplex(out.dtype, [&]<typename T>() {
     T* o = r.data<T>();
     const T* pu = u.data<T>();
     for (int64_t b = 0; b < points; ++b) {

@@ -18,6 +18,8 @@ Array binaryOp(Op op, const Array& a, const Array& b, const Type& out);
 Array compareOp(Op op, const Array& a, const Array& b, const Type& out);
 Array selectOp(const Array& pred, const Array& a, const Array& b, const Type& out);
 Array convertOp(const Array& x, const Type& out);
+/// The ComplexPart category: real, imag, conj, abs, angle of a complex x; complex(re, im).
+Array complexPartOp(Op op, const std::vector<Array>& in, const Type& out);
 
 // ---- reductions and scans along axes (interp_reduce.cpp) ----
 Array iotaOp(const Attrs& attrs, const Type& out);

@@ -127,7 +127,7 @@ Array reduceOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   int64_t count = 1;
   for (int64_t a : attrs.axes) count *= x.shape[a];
   ReducedElements el(x.shape, attrs.axes);
-  dispatchDType(x.dtype, [&]<typename T>() {
+  dispatchWithComplex(x.dtype, [&]<typename T>() {
     T* o = r.data<T>();
     const T* p = x.data<T>();
     int64_t oi = 0;
@@ -186,7 +186,7 @@ void inScanOrder(const AxisSplit& s, bool reverse, F&& step) {
 Array cumulativeOp(Op op, const Array& x, const Attrs& attrs, const Type& out) {
   Array r(out.dtype, out.shape);
   Op comb = scalar::combinerOf(op);
-  dispatchDType(x.dtype, [&]<typename T>() {
+  dispatchWithComplex(x.dtype, [&]<typename T>() {
     const T* p = x.data<T>();
     T* o = r.data<T>();
     inScanOrder(splitAt(x.shape, attrs.axes[0]), attrs.reverse, [&](int64_t at, int64_t before) {
@@ -238,7 +238,7 @@ Array dotGeneralOp(const Array& lhs, const Array& rhs, const Attrs& attrs, const
   for (int64_t d : attrs.lhsContract) contractShape.push_back(lhs.shape[d]);
   std::vector<int64_t> ls = stridesOf(lhs.shape), rs = stridesOf(rhs.shape);
 
-  dispatchDType(out.dtype, [&]<typename T>() {
+  dispatchWithComplex(out.dtype, [&]<typename T>() {
     const T* pl = lhs.data<T>();
     const T* pr = rhs.data<T>();
     T* o = r.data<T>();

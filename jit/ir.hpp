@@ -25,7 +25,7 @@ enum class OpCategory : uint8_t {
 #undef SCN_CATEGORY_ENUM
 };
 
-enum class TypeClass : uint8_t { Any, Num, Float, Int, IntBool };
+enum class TypeClass : uint8_t { Any, Real, Num, NumC, Float, FloatC, Complex, Int, IntBool };
 
 /// What the stages ask of an op's category (the flag columns of SCN_OP_CATEGORIES in ops.def).
 struct CategoryFlags {
@@ -199,6 +199,8 @@ struct InferResult {
   std::string error;  // non-empty on failure
   bool ok() const { return error.empty(); }
 };
+/// Whether dtype t is of type class tc (the TypeClass column of ops.def).
+bool inTypeClass(DType t, TypeClass tc);
 InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
                        const std::vector<FuncPtr>& subs);
 

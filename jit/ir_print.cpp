@@ -37,7 +37,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
   const Attrs& a = e.attrs;
   auto axis = [&] { return std::string("axis=") + (a.axes.empty() ? "?" : std::to_string(a.axes[0])); };
   switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::DynamicUpdateSlice:
     case OpCategory::Gather: case OpCategory::Scatter:
       return {};
@@ -109,7 +109,7 @@ std::string subRole(const Eqn& e, size_t i) {
     case OpCategory::Scan: return "body";
     case OpCategory::While: return i == 0 ? "cond" : "body";
     case OpCategory::Cond: return "branch" + std::to_string(i);
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
     case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
     case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::BroadcastInDim:

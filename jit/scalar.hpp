@@ -26,6 +26,9 @@ using scn::scalar::i32, scn::scalar::i64, scn::scalar::u32, scn::scalar::u64, sc
 #define SCN_FN inline
 #define SCN_FN_SPEC inline
 #include "jit/scalar/scalar.inc"
+using scn::c64, scn::c128;
+#include "jit/scalar/complex.inc"
+#include "jit/scalar/complex_ops.inc"
 #undef SCN_FN
 #undef SCN_FN_SPEC
 
@@ -42,6 +45,9 @@ namespace scn::scalar {
 template <typename T> inline constexpr bool kIsBool = std::is_same_v<T, bool>;
 template <typename T> inline constexpr bool kIsFloat = std::is_floating_point_v<T>;
 template <typename T> inline constexpr bool kIsInt = std::is_integral_v<T> && !kIsBool<T>;
+template <typename T> inline constexpr bool kIsComplex = std::is_same_v<T, c64> || std::is_same_v<T, c128>;
+/// The type of either part of a complex T.
+template <typename T> using PartOf = decltype(T{}.re);
 
 /// Whether scalar.inc defines scn_<name> with exactly the type R(Args...) (no conversions).
 #define SCN_SCALAR_HAS(name, R, ...) requires { static_cast<R (*)(__VA_ARGS__)>(&::scn_##name); }
@@ -101,8 +107,16 @@ template <typename T> bool compare(Op op, T a, T b) {
 
 template <typename T> bool isNan(T x) { return ::scn_isnan(x); }
 
-/// Converts one value between element types by the rules of Note [Scalar semantics].
-template <typename To, typename From> To convert(From x) { return ::scn_cvt<To, From>(x); }
+/// Converts one value between element types by the rules of Note [Scalar semantics] (and of
+/// Note [Complex numbers] for complex ones: from complex to real drops the imaginary part, to
+/// bool is x != 0; from real to complex the imaginary part is 0).
+template <typename To, typename From> To convert(From x) {
+  if constexpr (kIsComplex<From> && kIsComplex<To>) return To{static_cast<PartOf<To>>(x.re), static_cast<PartOf<To>>(x.im)};
+  else if constexpr (kIsComplex<From> && kIsBool<To>) return x.re != 0 || x.im != 0;
+  else if constexpr (kIsComplex<From>) return ::scn_cvt<To, PartOf<From>>(x.re);
+  else if constexpr (kIsComplex<To>) return To{::scn_cvt<PartOf<To>, From>(x), PartOf<To>(0)};
+  else return ::scn_cvt<To, From>(x);
+}
 
 // ---- reductions and cumulative ops: a binary combiner and its identity ----
 
@@ -115,6 +129,11 @@ inline Op combinerOf(Op op) {
 /// The identity of a combiner: add 0, mul 1, max -inf (lowest integer, false), min +inf
 /// (highest integer, true), and all ones, or 0. A reduction over an empty axis gives it.
 template <typename T> T identityOf(Op combiner) {
+  if constexpr (kIsComplex<T>) {
+    if (combiner == Op::Add) return T{0, 0};
+    if (combiner == Op::Mul) return T{1, 0};
+    return wrongType<T>("identityOf", combiner);
+  } else {
   using L = std::numeric_limits<T>;
   if (combiner == Op::Add || combiner == Op::Or || combiner == Op::Xor) return T(0);
   if (combiner == Op::Mul) return T(1);
@@ -132,6 +151,7 @@ template <typename T> T identityOf(Op combiner) {
     else return wrongType<T>("identityOf", combiner);
   }
   internalError(std::string("no identity for ") + opName(combiner));
+  }
 }
 
 }  // namespace scn::scalar

@@ -39,22 +39,15 @@ std::string plural(int64_t n, const char* one, const char* many = nullptr) {
 InferResult error(std::string msg) { return InferResult{{}, std::move(msg)}; }
 InferResult ok(std::vector<Type> ts) { return InferResult{std::move(ts), {}}; }
 
-bool inClass(DType t, TypeClass tc) {
-  switch (tc) {
-    case TypeClass::Any: return true;
-    case TypeClass::Num: return t != DType::Bool;
-    case TypeClass::Float: return isFloat(t);
-    case TypeClass::Int: return isInteger(t);
-    case TypeClass::IntBool: return isInteger(t) || t == DType::Bool;
-  }
-  return false;
-}
-
 const char* classDescription(TypeClass tc) {
   switch (tc) {
     case TypeClass::Any: return "an operand of any dtype";
-    case TypeClass::Num: return "a numeric operand (not bool)";
-    case TypeClass::Float: return "a floating-point operand";
+    case TypeClass::Real: return "a real (not complex) operand";
+    case TypeClass::Num: return "a real numeric operand (not bool, not complex)";
+    case TypeClass::NumC: return "a numeric operand (not bool)";
+    case TypeClass::Float: return "a real floating-point operand";
+    case TypeClass::FloatC: return "a floating-point or complex operand";
+    case TypeClass::Complex: return "a complex operand";
     case TypeClass::Int: return "an integer operand";
     case TypeClass::IntBool: return "an integer or bool operand";
   }
@@ -458,6 +451,21 @@ InferResult inferCollective(const OpInfo& info, const std::vector<Type>& in, con
 
 }  // namespace
 
+bool inTypeClass(DType t, TypeClass tc) {
+  switch (tc) {
+    case TypeClass::Any: return true;
+    case TypeClass::Real: return !isComplex(t);
+    case TypeClass::Num: return t != DType::Bool && !isComplex(t);
+    case TypeClass::NumC: return t != DType::Bool;
+    case TypeClass::Float: return isFloat(t);
+    case TypeClass::FloatC: return isFloat(t) || isComplex(t);
+    case TypeClass::Complex: return isComplex(t);
+    case TypeClass::Int: return isInteger(t);
+    case TypeClass::IntBool: return isInteger(t) || t == DType::Bool;
+  }
+  return false;
+}
+
 InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
                        const std::vector<FuncPtr>& subs) {
   const OpInfo& info = opInfo(op);
@@ -465,12 +473,19 @@ InferResult inferTypes(Op op, const std::vector<Type>& in, const Attrs& attrs,
   if (info.numInputs >= 0 && static_cast<int>(in.size()) != info.numInputs)
     return error(name + " expects " + plural(info.numInputs, "operand") + " but got " +
                  std::to_string(in.size()));
-  if (!in.empty() && !inClass(in[0].dtype, info.typeClass))
+  if (!in.empty() && !inTypeClass(in[0].dtype, info.typeClass))
     return error(name + " expects " + classDescription(info.typeClass) + " but got " + typeString(in[0]));
 
   switch (info.category) {
     case OpCategory::Unary:
       return ok({in[0]});
+    case OpCategory::ComplexPart:
+      if (info.op == Op::Complex) {
+        if (in[0] != in[1]) return error(name + " needs operands of one type but got " + typesString(in));
+        return ok({Type{complexOf(in[0].dtype), in[0].shape}});
+      }
+      if (info.op == Op::Conj) return ok({in[0]});
+      return ok({Type{componentType(in[0].dtype), in[0].shape}});
     case OpCategory::Predicate:
       return ok({Type{DType::Bool, in[0].shape}});
     case OpCategory::Binary:

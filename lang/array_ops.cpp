@@ -40,9 +40,10 @@ namespace scn {
 
 namespace {
 
-int kindRank(DType t) {  // bool < integers < floats
+int kindRank(DType t) {  // bool < integers < floats < complex
   if (t == DType::Bool) return 0;
   if (isInteger(t)) return 1;
+  if (isComplex(t)) return 3;
   return 2;
 }
 
@@ -50,6 +51,8 @@ DType promoteStrong(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
+  if (isComplex(a) || isComplex(b))  // c128 next to f64 or c128 (as jnp), else c64
+    return a == DType::C128 || b == DType::C128 || a == DType::F64 || b == DType::F64 ? DType::C128 : DType::C64;
   if (isFloat(a) || isFloat(b)) {
     if (isFloat(a) && isFloat(b)) return (a == DType::F64 || b == DType::F64) ? DType::F64 : DType::F32;
     return isFloat(a) ? a : b;
@@ -68,7 +71,8 @@ AVal weakFloat(double v) { return AVal::of(Array::scalar(DType::F64, v), true); 
 AVal strongScalar(DType t, double v) { return AVal::of(Array::scalar(t, v), false); }
 
 DType defaultDType(DType storage) {
-  return storage == DType::I64 ? DType::I32 : storage == DType::F64 ? DType::F32 : storage;
+  return storage == DType::I64 ? DType::I32 : storage == DType::F64 ? DType::F32
+         : storage == DType::C128 ? DType::C64 : storage;
 }
 
 bool fitsIn(int64_t v, DType t) {
@@ -77,7 +81,7 @@ bool fitsIn(int64_t v, DType t) {
     case DType::U32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
     case DType::U64: return v >= 0;
     case DType::I64: return true;
-    case DType::Bool: case DType::F32: case DType::F64: return true;
+    case DType::Bool: case DType::F32: case DType::F64: case DType::C64: case DType::C128: return true;
   }
   return true;
 }
@@ -125,7 +129,10 @@ AVal defaultize(AVal v, Span span) {
   checkWeakIntFits(v, to, span, true);
   Array out(to, v.type.shape);
   for (int64_t i = 0; i < out.size(); ++i) {
-    if (isFloat(to)) out.setDouble(i, v.concrete->getDouble(i));
+    if (to == DType::C64) {
+      c128 z = v.concrete->data<c128>()[i];
+      out.data<c64>()[i] = c64{static_cast<float>(z.re), static_cast<float>(z.im)};
+    } else if (isFloat(to)) out.setDouble(i, v.concrete->getDouble(i));
     else out.setInt(i, v.concrete->getInt(i));
   }
   return AVal::of(std::move(out), true);
@@ -146,16 +153,19 @@ DType promoteTypes(const AVal& a, const AVal& b) {
       const AVal& traced = a.isStatic() ? b : a;
       const AVal& other = a.isStatic() ? a : b;
       if (kindRank(traced.type.dtype) >= kindRank(other.type.dtype)) return traced.type.dtype;
-      return DType::F32;
+      return isComplex(other.type.dtype) ? DType::C64 : DType::F32;
     }
     return kindRank(ta) >= kindRank(tb) ? ta : tb;
   }
   if (a.weak || b.weak) {
     const AVal& weak = a.weak ? a : b;
     const AVal& strong = a.weak ? b : a;
-    if (kindRank(weak.type.dtype) > kindRank(strong.type.dtype))
+    if (kindRank(weak.type.dtype) > kindRank(strong.type.dtype)) {
+      // A weak complex takes a float array's precision (f64 -> c128, as jnp), else c64.
+      if (isComplex(weak.type.dtype)) return complexOf(strong.type.dtype);
       return weak.type.dtype == DType::Bool ? strong.type.dtype
              : kindRank(weak.type.dtype) == 2 ? DType::F32 : DType::I32;
+    }
     return strong.type.dtype;
   }
   return promoteStrong(ta, tb);
@@ -165,6 +175,7 @@ AVal ArrayOps::constant(Array a) { return AVal::of(std::move(a)); }
 
 AVal ArrayOps::convert(const AVal& x, DType to, Span span) {
   checkWeakIntFits(x, to, span, false);
+  checkComplexCast(x, to, span);
   if (x.type.dtype == to) return x;
   // A static weak value converted for promotion stays weak (Tracer::apply folds it: a host
   // number). A traced weak value has its default dtype; converted to any other dtype it is
@@ -179,6 +190,7 @@ AVal ArrayOps::convert(const AVal& x, DType to, Span span) {
 }
 
 AVal ArrayOps::cast(const AVal& x, DType to, Span span) {
+  checkComplexCast(x, to, span);
   AVal r = x;
   if (x.type.dtype != to) {
     Attrs at;
@@ -318,7 +330,8 @@ void checkHostIntNegation(Op op, const AVal& x, Span span) {
 AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
   checkHostIntOverflow(op, a, b, span);
   DType t = promoteTypes(a, b);
-  if (opInfo(op).typeClass == TypeClass::Float && !isFloat(t))  // float math on integers, as unary
+  if (op == Op::Pow && isComplex(t)) return complexPow(a, b, span);
+  if (TypeClass btc = opInfo(op).typeClass; (btc == TypeClass::Float || btc == TypeClass::FloatC) && !isFloat(t) && !isComplex(t))  // float math on integers, as unary
     t = (a.weak && b.weak && a.isStatic() && b.isStatic()) || t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
   bool weak = a.weak && b.weak;
   a = convert(a, t, span);
@@ -334,7 +347,7 @@ AVal ArrayOps::binary(Op op, AVal a, AVal b, Span span, const char* what) {
 
 AVal ArrayOps::trueDivide(AVal a, AVal b, Span span) {
   DType t = promoteTypes(a, b);
-  if (!isFloat(t)) {
+  if (!isFloat(t) && !isComplex(t)) {
     bool wide = t == DType::I64 || t == DType::U64;
     // Two static weak numbers divide at f64 (Python numbers, shown as f32); a traced weak one has
     // the default width, so f32.
@@ -362,9 +375,10 @@ AVal ArrayOps::unary(Op op, AVal x, Span span) {
   // Integers and bools are already whole: floor, ceil and round keep them (dtype and value), as
   // jnp does, instead of rounding them through f32.
   bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Round;
-  if (rounding && !isFloat(x.type.dtype)) return x;
+  if (rounding && !isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return x;
   checkHostIntNegation(op, x, span);
-  if (tc == TypeClass::Float && !isFloat(x.type.dtype))
+  if (isComplex(x.type.dtype) && (op == Op::Abs || op == Op::Sign || opInfo(op).category == OpCategory::Predicate)) return complexUnary(op, x, span);
+  if ((tc == TypeClass::Float || tc == TypeClass::FloatC) && !isFloat(x.type.dtype) && !isComplex(x.type.dtype))
     x = convert(x, x.weak && x.isStatic() ? DType::F64 : (x.type.dtype == DType::I64 || x.type.dtype == DType::U64) ? DType::F64 : DType::F32, span);
   if (op == Op::Neg && x.type.dtype == DType::Bool)
     fail("E0205", span, "unary `-` is not defined for bool", "use `!x` for logical negation");

@@ -13,6 +13,11 @@ namespace scn {
 /// with an f64/i64 array loses nothing; see Note [Weak types] in array_ops.cpp.
 AVal weakInt(int64_t v);
 AVal weakFloat(double v);
+/// A weak complex scalar (a Python complex such as `2.5j`), stored as c128, c64 by default.
+AVal weakComplex(double re, double im);
+/// E0376 for an explicit conversion of a complex x to a real dtype other than bool (JAX warns
+/// that it drops the imaginary part and will refuse it; real(x) is the op that does).
+void checkComplexCast(const AVal& x, DType to, Span span);
 AVal strongScalar(DType t, double v);
 
 /// A weak static value at its default dtype (i32 / f32); other values unchanged. Applied where a
@@ -68,6 +73,15 @@ class ArrayOps {
   AVal invert(AVal x, Span span, const char* what);
   /// Elementwise unary op; float-only ops convert integer inputs to a float dtype first.
   AVal unary(Op op, AVal x, Span span);
+  /// An op of the ComplexPart category on a complex x (real, imag, conj, complex_abs, angle).
+  AVal complexPart(Op op, AVal x, Span span);
+  /// abs, sign and the predicates isnan/isinf/isfinite of a complex x, from its parts as jnp.
+  AVal complexUnary(Op op, AVal x, Span span);
+  /// x ** y with a complex side: an integer scalar y by repeated multiplication (jnp's
+  /// integer_pow), else exp(y * log(x)).
+  AVal complexPow(AVal x, AVal y, Span span);
+  /// complex(re, im): the parts promoted to one float dtype (integers to f32) and broadcast.
+  AVal makeComplex(AVal re, AVal im, Span span, const char* what);
   AVal select(AVal c, AVal a, AVal b, Span span, const char* what = "select");
 
   /// `what` names the builtin in messages (default: the op's name).

@@ -9,7 +9,7 @@ namespace {
 
 /// E0261 when a bitwise operand is a float (JAX: "and does not accept dtype float32").
 void requireIntOrBool(const AVal& x, Span span, const char* what) {
-  if (!isFloat(x.type.dtype)) return;
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return;
   fail("E0261", span,
        std::string("`") + what + "` needs integer or bool operands, got " + surfaceTypeString(x),
        "bitwise operators take integers or bool; to combine conditions use `&&`/`||` or the "

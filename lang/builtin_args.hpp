@@ -71,6 +71,7 @@ struct BuiltinDefs {
 BuiltinDefs creationBuiltins();   // builtins_creation.cpp
 BuiltinDefs mathBuiltins();       // builtins_array.cpp
 BuiltinDefs elementwiseMathBuiltins();  // builtins_math.cpp
+BuiltinDefs complexBuiltins();    // builtins_complex.cpp
 BuiltinDefs nnBuiltins();         // builtins_nn.cpp
 BuiltinDefs shapeBuiltins();      // builtins_shape.cpp
 BuiltinDefs checkBuiltins();      // builtins_checks.cpp

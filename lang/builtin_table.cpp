@@ -99,7 +99,7 @@ std::map<std::string, Builtin> makeTable() {
   std::map<std::string, BuiltinFn> opFns;
   for (BuiltinDefs (*defs)() : {creationBuiltins, mathBuiltins, shapeBuiltins, checkBuiltins, controlBuiltins, vmapBuiltins,
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
-                                reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins,
+                                reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins, complexBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
                                 autodiffBuiltins, checkpointBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins,
                                 contractBuiltins, distBuiltins}) {

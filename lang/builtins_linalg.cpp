@@ -16,6 +16,9 @@ bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true) {
   x = defaultize(x, span);
   x.weak = false;
+  if (isComplex(x.type.dtype))
+    fail("E0373", span, std::string("`") + fn + "` does not support complex operands, got " + typeString(x.type),
+         "scn's linear algebra takes real matrices (Note [Complex numbers] in jit/scalar/complex.inc)");
   if (!isFloat(x.type.dtype)) {
     bool wide = x.type.dtype == DType::I64 || x.type.dtype == DType::U64;
     x = ev.ops().convert(x, wide ? DType::F64 : DType::F32, span);

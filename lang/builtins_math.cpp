@@ -21,7 +21,7 @@ Value round(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "round", {"x", "decimals="});
   AVal x = a.array(0);
   int64_t decimals = a.integer(1, 0);
-  if (!isFloat(x.type.dtype)) {
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) {
     if (decimals < 0)
       fail("E0263", a.span(1),
            "round of an integer array (" + surfaceTypeString(x) + ") with decimals=" +
@@ -50,7 +50,10 @@ Value clip(Evaluator& ev, CallArgs& c) {
 Value nanToNum(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "nan_to_num", {"x", "nan=", "posinf=", "neginf="});
   AVal x = a.array(0);
-  if (!isFloat(x.type.dtype)) return arr(x);
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return arr(x);
+  if (isComplex(x.type.dtype))
+    fail("E0373", c.span, "`nan_to_num` does not support complex operands, got " + surfaceTypeString(x),
+         "replace the parts: `complex(nan_to_num(real(z)), nan_to_num(imag(z)))`");
   ArrayOps& ops = ev.ops();
   double biggest = x.type.dtype == DType::F32 ? double(FLT_MAX) : DBL_MAX;
   AVal nan = optionalArray(a, 1).value_or(weakFloat(0.0));

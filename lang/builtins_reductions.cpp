@@ -94,7 +94,9 @@ AVal whereMask(Reduction& r, const Args& a, size_t i) {
 }
 
 /// A float version of x for the averaging reductions (Note [Reduction keywords]).
-AVal floating(Reduction& r, const AVal& x) { return isFloat(x.type.dtype) ? x : r.ops().convert(x, DType::F32, r.span); }
+AVal floating(Reduction& r, const AVal& x) {
+  return isFloat(x.type.dtype) || isComplex(x.type.dtype) ? x : r.ops().convert(x, DType::F32, r.span);
+}
 
 // ---- sum prod max min all any ----
 
@@ -188,7 +190,7 @@ AVal inDType(Reduction& r, const Args& a, size_t i, AVal v) {
 Value mean(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "mean", {"x", "axis=", "dtype=", "keepdims=", "where="});
   Reduction r = bindReduction(ev, c, a, "mean", 1, 3);
-  if (auto t = a.dtype(2); t && isFloat(*t)) r.x = ev.ops().convert(r.x, *t, c.span);
+  if (auto t = a.dtype(2); t && (isFloat(*t) || isComplex(*t))) r.x = ev.ops().convert(r.x, *t, c.span);
   std::optional<AVal> mask;
   if (given(a, 4)) mask = whereMask(r, a, 4);
   return arr(inDType(r, a, 2, average(r, r.x, mask)));
@@ -203,7 +205,11 @@ AVal variance(Reduction& r, double ddof) {
   double count = static_cast<double>(reducedCount(x.type.shape, r.axes));
   AVal centred = r.binary(Op::Sub, x, r.ops().trueDivide(inner.reduce(Op::ReduceSum, x), weakFloat(count), r.span));
   double n = std::max(count - ddof, 0.0);
-  return r.ops().trueDivide(r.reduce(Op::ReduceSum, r.binary(Op::Mul, centred, centred)), weakFloat(n), r.span);
+  // Of complex x, |x - mean|^2 = real((x - mean) * conj(x - mean)), a real variance, as jnp.var.
+  AVal squares = isComplex(x.type.dtype)
+                     ? r.ops().complexPart(Op::Real, r.binary(Op::Mul, centred, r.ops().complexPart(Op::Conj, centred, r.span)), r.span)
+                     : r.binary(Op::Mul, centred, centred);
+  return r.ops().trueDivide(r.reduce(Op::ReduceSum, squares), weakFloat(n), r.span);
 }
 
 // var / std (x, axis=None, dtype=None, ddof=0, keepdims=false)
@@ -212,7 +218,7 @@ Value varOrStd(Evaluator& ev, CallArgs& c) {
   const char* name = isStd ? "std" : "var";
   Args a(ev, c, name, {"x", "axis=", "dtype=", "ddof=", "keepdims="});
   Reduction r = bindReduction(ev, c, a, name, 1, 4);
-  if (auto t = a.dtype(2); t && isFloat(*t)) r.x = ev.ops().convert(r.x, *t, c.span);
+  if (auto t = a.dtype(2); t && (isFloat(*t) || isComplex(*t))) r.x = ev.ops().convert(r.x, *t, c.span);
   AVal v = variance(r, a.number(3, 0));
   return arr(inDType(r, a, 2, isStd ? r.unary(Op::Sqrt, v) : v));
 }
@@ -221,8 +227,8 @@ Value varOrStd(Evaluator& ev, CallArgs& c) {
 
 /// x with its NaNs replaced by `fill` (integers have none).
 AVal nanFilled(Reduction& r, const AVal& x, AVal fill) {
-  if (!isFloat(x.type.dtype)) return x;
-  return r.select(r.unary(Op::IsNan, x), fill, x);
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) return x;
+  return r.select(r.unary(Op::IsNan, x), fill, x);  // complex x: NaN in either part
 }
 
 // nansum / nanprod (x, axis=None, dtype=None, keepdims=false): NaNs count as 0 (1).
@@ -254,7 +260,7 @@ Value nanMaxOrMin(Evaluator& ev, CallArgs& c) {
 Value nanmean(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "nanmean", {"x", "axis=", "dtype=", "keepdims="});
   Reduction r = bindReduction(ev, c, a, "nanmean", 1, 3);
-  if (auto t = a.dtype(2); t && isFloat(*t)) r.x = ev.ops().convert(r.x, *t, c.span);
+  if (auto t = a.dtype(2); t && (isFloat(*t) || isComplex(*t))) r.x = ev.ops().convert(r.x, *t, c.span);
   std::optional<AVal> mask;
   if (isFloat(r.x.type.dtype)) mask = r.ops().unary(Op::Not, r.unary(Op::IsNan, r.x), c.span);
   return arr(inDType(r, a, 2, average(r, r.x, mask)));
@@ -392,6 +398,16 @@ Value norm(Evaluator& ev, CallArgs& c) {
       fail("E0266", a.span(1), "norm with ord=" + ord.text() + " needs a vector or a matrix, got shape " + shapeString(x.type.shape),
            "give `axis=` (one axis for vector norms, two for matrix norms)");
     axes = rank == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
+  }
+  if (isComplex(x.type.dtype)) {
+    // Every norm of complex x is that of |x| (jnp's too) except the matrix norms of its
+    // singular values (ord=2, -2, "nuc"), which need a complex SVD (not done yet).
+    bool matrix = axes && axes->size() == 2 && !ord.none &&
+                  (ord.name == "nuc" || (ord.name.empty() && std::fabs(ord.p) == 2));
+    if (matrix)
+      fail("E0373", a.span(1), "`norm` with ord=" + ord.text() + " of a matrix does not support complex operands, got " + surfaceTypeString(x),
+           "norm of a complex matrix takes the Frobenius norm (ord=None or \"fro\"); for vectors any ord");
+    x = ev.ops().unary(Op::Abs, x, c.span);
   }
   Reduction r{ev, c.span, "norm", x, reducedAxes(x, axes, a.span(2), "norm"), a.boolean(3, false)};
   r.x = floating(r, x);

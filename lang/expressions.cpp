@@ -29,6 +29,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
   switch (e.kind) {
     case ExprKind::Number: {
       const auto& n = static_cast<const NumberExpr&>(e);
+      if (n.suffix == "j" || n.suffix == "J") return Value::ofArray(weakComplex(0.0, n.floatValue));
       if (n.suffix.empty())
         return Value::ofArray(n.isFloat ? weakFloat(n.floatValue)
                                         : weakInt(static_cast<int64_t>(n.intValue)));

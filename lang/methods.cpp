@@ -115,7 +115,8 @@ namespace {
 /// integer, the highest unsigned one, true (as JAX).
 AVal defaultFill(DType t) {
   switch (t) {
-    case DType::F32: case DType::F64: return strongScalar(t, std::numeric_limits<double>::quiet_NaN());
+    case DType::F32: case DType::F64: case DType::C64: case DType::C128:
+      return strongScalar(t, std::numeric_limits<double>::quiet_NaN());
     case DType::I32: return AVal::of(Array::scalarInt(t, std::numeric_limits<int32_t>::min()));
     case DType::I64: return AVal::of(Array::scalarInt(t, std::numeric_limits<int64_t>::min()));
     case DType::U32: return AVal::of(Array::scalarInt(t, std::numeric_limits<uint32_t>::max()));

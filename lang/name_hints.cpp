@@ -107,7 +107,8 @@ std::optional<DType> foreignDTypeName(std::string_view name) {
       {"float_", DType::F64},  {"double", DType::F64},  {"single", DType::F32},
       {"int32", DType::I32},   {"int64", DType::I64},   {"int_", DType::I64},
       {"uint32", DType::U32},  {"uint64", DType::U64},  {"bool_", DType::Bool},
-      {"boolean", DType::Bool},
+      {"boolean", DType::Bool}, {"complex64", DType::C64}, {"complex128", DType::C128},
+      {"complex_", DType::C128}, {"csingle", DType::C64}, {"cdouble", DType::C128},
   };
   for (const auto& [foreign, t] : table)
     if (foreign == name) return t;

@@ -172,7 +172,7 @@ struct DescrInfo {
   bool swap;
 };
 DescrInfo dtypeOfDescr(const std::string& descr, const std::string& name, Span span) {
-  const std::string help = "scn loads bool, i32, i64, u32, u64, f32 and f64 arrays; convert it in NumPy first, e.g. x.astype(np.float64)";
+  const std::string help = "scn loads bool, i32, i64, u32, u64, f32, f64, c64 and c128 arrays; convert it in NumPy first, e.g. x.astype(np.float64)";
   if (descr.size() < 2) bad("E0517", name, span, "unsupported dtype '" + descr + "'", help);
   char order = descr[0];
   std::string kind = descr.substr(1);
@@ -182,13 +182,13 @@ DescrInfo dtypeOfDescr(const std::string& descr, const std::string& name, Span s
     bad("E0517", name, span, "unsupported dtype '" + descr + "'", help);
   static const std::pair<const char*, DType> table[] = {
       {"b1", DType::Bool}, {"i4", DType::I32}, {"i8", DType::I64}, {"u4", DType::U32},
-      {"u8", DType::U64},  {"f4", DType::F32}, {"f8", DType::F64}};
+      {"u8", DType::U64},  {"f4", DType::F32}, {"f8", DType::F64}, {"c8", DType::C64}, {"c16", DType::C128}};
   for (const auto& [code, t] : table)
-    if (kind == code) return {t, swap && t != DType::Bool};
+    if (kind == code && !(swap && isComplex(t))) return {t, swap && t != DType::Bool};
   std::string what = "unsupported dtype '" + descr + "'";
   if (kind[0] == 'O') what = "object arrays cannot be loaded (dtype '" + descr + "' holds Python objects)";
   else if (kind[0] == 'U' || kind[0] == 'S') what = "string arrays cannot be loaded (dtype '" + descr + "')";
-  else if (kind[0] == 'c') what = "complex arrays cannot be loaded (dtype '" + descr + "')";
+  else if (kind[0] == 'c') what = "byte-swapped complex arrays cannot be loaded (dtype '" + descr + "')";
   else if (kind[0] == 'V') what = "void/structured arrays cannot be loaded (dtype '" + descr + "')";
   bad("E0517", name, span, what, help);
 }
@@ -322,6 +322,8 @@ std::string npyDescr(DType t) {
     case DType::U64: return "<u8";
     case DType::F32: return "<f4";
     case DType::F64: return "<f8";
+    case DType::C64: return "<c8";
+    case DType::C128: return "<c16";
   }
   return "?";
 }

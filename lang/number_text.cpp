@@ -67,6 +67,7 @@ std::string parseNumberInto(std::string_view text, DType t, Array& into, int64_t
       if (s == "true" || s == "True" || s == "1") return into.setInt(i, 1), "";
       if (s == "false" || s == "False" || s == "0") return into.setInt(i, 0), "";
       return "not a bool (true, false, 1 or 0)";
+    case DType::C64: case DType::C128: return "not a real number (complex numbers are not read from text)";
     case DType::I32: return parseInteger<int32_t>(s, into, i, t);
     case DType::I64: return parseInteger<int64_t>(s, into, i, t);
     case DType::U32: return parseInteger<uint32_t>(s, into, i, t);

@@ -47,7 +47,43 @@ bool isValueOperand(Op op, size_t i) {
   return true;
 }
 
-bool isWide(DType t) { return t == DType::I64 || t == DType::F64; }
+// The name of an op as a program writes it, for E0373: its builtin, or its operator.
+std::string surfaceName(Op op) {
+  switch (op) {
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::FloorDiv: return "//";
+    case Op::Rem: return "%";
+    case Op::Pow: return "**";
+    case Op::Not: return "~";
+    case Op::And: return "&";
+    case Op::Or: return "|";
+    case Op::Xor: return "^";
+    case Op::Shl: return "<<";
+    case Op::Shr: return ">>";
+    default: break;
+  }
+  std::string s = opInfo(op).surface;
+  return s.empty() ? opName(op) : s.substr(0, s.find('('));
+}
+
+// E0373 when a complex operand reaches an op whose type class does not admit complex
+// (Note [Complex numbers] in jit/scalar/complex.inc).
+void checkComplexOperand(Op op, const std::vector<AVal>& in, Span span) {
+  if (in.empty() || !isComplex(in[0].type.dtype) || inTypeClass(in[0].type.dtype, opInfo(op).typeClass)) return;
+  TypeClass tc = opInfo(op).typeClass;
+  bool ordered = tc == TypeClass::Real;
+  fail("E0373", span,
+       "`" + surfaceName(op) + "` does not support complex operands, got " + surfaceTypeString(in[0]),
+       ordered ? "complex numbers have no order; compare real parts (`real(z)`) or magnitudes (`abs(z)`)"
+               : "complex arrays support + - * / ** == != exp log sqrt sin cos sum prod mean cumsum "
+                 "cumprod matmul and real imag conj abs angle sign isnan; take a real part first "
+                 "(`real(z)`, `abs(z)`)");
+}
+
+bool isWide(DType t) { return t == DType::I64 || t == DType::F64 || t == DType::C128; }
 }  // namespace
 
 Trace::Trace(Trace* parent, std::string name) : parent_(parent), func_(std::make_shared<Func>()) {
@@ -135,6 +171,7 @@ std::vector<AVal> Tracer::apply(Op op, const std::vector<AVal>& inputs, const At
     }
     return changed;
   };
+  checkComplexOperand(op, in, span);
   if (!allStatic) materialiseWeak();
   InferResult r = inferTypes(op, inTypes, attrs, subs);
   if (!r.ok()) fail("E0201", span, r.error);

@@ -42,7 +42,9 @@ typedef enum scn_dtype {
   SCN_U32 = 3,
   SCN_U64 = 4,
   SCN_F32 = 5,
-  SCN_F64 = 6
+  SCN_F64 = 6,
+  SCN_C64 = 7,  /* two floats, the real part first (C's float _Complex) */
+  SCN_C128 = 8  /* two doubles, the real part first (C's double _Complex) */
 } scn_dtype;
 
 typedef enum scn_severity { SCN_SEVERITY_ERROR = 0, SCN_SEVERITY_WARNING = 1, SCN_SEVERITY_NOTE = 2 } scn_severity;

@@ -7,6 +7,7 @@
 // library never prints. See docs/embedding.md.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -34,7 +35,8 @@ struct DLManagedTensorVersioned;
 namespace scn {
 
 /// Element types of arrays crossing the API (the same set, in the same order, as the language).
-enum class DataType : uint8_t { Bool, I32, I64, U32, U64, F32, F64 };
+/// C64 / C128: two floats / doubles, the real part first (std::complex<float> / <double>).
+enum class DataType : uint8_t { Bool, I32, I64, U32, U64, F32, F64, C64, C128 };
 
 /// "bool", "i32", ... as written in scn source; "?" for a value outside the enum.
 SCN_API const char* dataTypeName(DataType t);
@@ -50,8 +52,10 @@ constexpr DataType dataTypeOf() {
   else if constexpr (std::is_same_v<T, uint32_t>) return DataType::U32;
   else if constexpr (std::is_same_v<T, uint64_t>) return DataType::U64;
   else if constexpr (std::is_same_v<T, float>) return DataType::F32;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return DataType::C64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return DataType::C128;
   else {
-    static_assert(std::is_same_v<T, double>, "scn arrays hold bool, (u)int32/64, float or double");
+    static_assert(std::is_same_v<T, double>, "scn arrays hold bool, (u)int32/64, float, double or std::complex of them");
     return DataType::F64;
   }
 }

@@ -37,6 +37,7 @@ kir::LowerOptions cpuLowerOptions() {
   o.peelFirstIteration = true;
   o.sortStep = true;
   o.fuseRows = true;
+  o.complexGemm = true;  // cblas_cgemm / cblas_zgemm
   return o;
 }
 double msSince(Clock::time_point t) {

@@ -94,7 +94,16 @@ void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   int64_t bOff = b * g.strideB, cOff = b * g.strideC + r0 * g.ldc;
   int m = static_cast<int>(r1 - r0), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
   int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb), ldc = static_cast<int>(g.ldc);
-  if (g.f64)
+  if (g.dtype == 2 || g.dtype == 3) {  // complex: alpha 1, beta 0 as (re, im) pairs
+    const double one64[2] = {1, 0}, zero64[2] = {0, 0};
+    const float one32[2] = {1, 0}, zero32[2] = {0, 0};
+    size_t es = g.dtype == 2 ? 8 : 16;  // offsets are in elements
+    const char* a = static_cast<const char*>(g.a) + aOff * es;
+    const char* bp = static_cast<const char*>(g.b) + bOff * es;
+    char* c = static_cast<char*>(g.c) + cOff * es;
+    if (g.dtype == 2) cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, one32, a, lda, bp, ldb, zero32, c, ldc);
+    else cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, one64, a, lda, bp, ldb, zero64, c, ldc);
+  } else if (g.dtype == 1)
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, static_cast<const double*>(g.a) + aOff, lda,
                 static_cast<const double*>(g.b) + bOff, ldb, 0.0, static_cast<double*>(g.c) + cOff, ldc);
   else

@@ -12,7 +12,8 @@ class ThreadPool;
 
 /// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major (alpha 1, beta 0).
 struct GemmCall {
-  bool f64, transA, transB;
+  int32_t dtype;  // 0 f32, 1 f64, 2 c64, 3 c128 (cblas_sgemm, dgemm, cgemm, zgemm)
+  bool transA, transB;
   int64_t m, n, k;
   const void* a;
   int64_t lda, strideA;

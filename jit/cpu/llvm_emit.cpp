@@ -148,6 +148,9 @@ KernelShape shapeOf(const Kernel& k, const Program& p) {
   return s;
 }
 
+/// The dtype code of scn_gemm (runtime.hpp): 0 f32, 1 f64, 2 c64, 3 c128.
+int gemmDType(DType t) { return t == DType::F64 ? 1 : t == DType::C64 ? 2 : t == DType::C128 ? 3 : 0; }
+
 /// Emits expressions; the context says what indices, host vars, locals and buffers are.
 struct ExprEmitter {
   explicit ExprEmitter(llvm::IRBuilder<>& builder) : b(builder) {}
@@ -160,6 +163,7 @@ struct ExprEmitter {
     llvm::LLVMContext& c = b.getContext();
     switch (e->kind) {
       case ExprKind::Const:
+        if (isComplex(e->dtype)) return complexConstant(c, e->dtype, e->fval, e->fimag);
         if (isFloat(e->dtype)) return llvm::ConstantFP::get(regType(c, e->dtype), e->fval);
         return llvm::ConstantInt::get(regType(c, e->dtype), static_cast<uint64_t>(e->ival), true);
       case ExprKind::Index: return index(e->id);
@@ -419,7 +423,7 @@ class ModuleEmitter {
             void_, {ptr_, i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_,
                     ptr_, i64_, i64_, i64_}, false);
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
-                      {ctx_, b_.getInt32(g.dtype == DType::F64), b_.getInt32(g.transA), b_.getInt32(g.transB),
+                      {ctx_, b_.getInt32(gemmDType(g.dtype)), b_.getInt32(g.transA), b_.getInt32(g.transB),
                        b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),
                        b_.getInt64(g.lda), b_.getInt64(g.strideA), locPtr(ee, g.b), b_.getInt64(g.ldb),
                        b_.getInt64(g.strideB), locPtr(ee, g.c), b_.getInt64(g.ldc),

@@ -30,6 +30,13 @@ llvm::Type* memType(llvm::LLVMContext& c, DType t);
 llvm::Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<llvm::Value*>& a);
 /// convert<to>(v) of jit/scalar/scalar.inc.
 llvm::Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* v);
+/// Complex elements (jit/cpu/llvm_complex.cpp, Note [Complex numbers on the CPU]): the struct
+/// {re, im} of a c64 / c128, a constant of it, an op of the op table on complex operands of
+/// dtype t (for complex(re, im): t is the parts' dtype), and conversions to or from complex.
+llvm::Type* complexType(llvm::LLVMContext& c, DType t);
+llvm::Value* complexConstant(llvm::LLVMContext& c, DType t, double re, double im);
+llvm::Value* emitComplexOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<llvm::Value*>& a);
+llvm::Value* emitComplexConvert(llvm::IRBuilder<>& b, DType from, DType to, llvm::Value* v);
 /// Links the scalar functions that `m` calls from the scalar bitcode, internal and always-inline.
 void linkScalarFunctions(llvm::Module& m);
 

@@ -37,6 +37,7 @@ llvm::Type* regType(llvm::LLVMContext& c, DType t) {
     case DType::I64: case DType::U64: return llvm::Type::getInt64Ty(c);
     case DType::F32: return llvm::Type::getFloatTy(c);
     case DType::F64: return llvm::Type::getDoubleTy(c);
+    case DType::C64: case DType::C128: return complexType(c, t);  // {re, im}
   }
   return nullptr;
 }
@@ -57,6 +58,7 @@ char mangledType(DType t) {
     case DType::U64: return 'm';
     case DType::F32: return 'f';
     case DType::F64: return 'd';
+    case DType::C64: case DType::C128: break;
   }
   return '?';
 }
@@ -76,6 +78,7 @@ Value* callScalar(llvm::IRBuilder<>& b, const std::string& name, llvm::Type* ret
 Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Value*>& a) {
   const OpInfo& info = opInfo(op);
   if (info.category == OpCategory::Select) return b.CreateSelect(a[0], a[1], a[2]);
+  if (isComplex(t) || info.category == OpCategory::ComplexPart) return emitComplexOp(b, op, t, a);
   SCN_ASSERT(info.flags.elementwise && info.category != OpCategory::Convert,
              "emitScalarOp: not a scalar op");
   if (b.getFastMathFlags().allowReassoc() && isFloat(t)) {
@@ -96,6 +99,7 @@ Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Valu
 
 Value* emitConvert(llvm::IRBuilder<>& b, DType from, DType to, Value* v) {
   if (from == to) return v;
+  if (isComplex(from) || isComplex(to)) return emitComplexConvert(b, from, to, v);
   std::string name = std::string("_Z7scn_cvtI") + mangledType(to) + mangledType(from) + "ET_T0_";
   return callScalar(b, name, regType(b.getContext(), to), {v});
 }

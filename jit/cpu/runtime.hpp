@@ -72,7 +72,7 @@ extern "C" {
 /// Runs fn over [0, n) of its first dimension on the context's pool.
 void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** bufs,
                       int64_t* hostVars, int64_t n);
-/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64; on the
+/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64, 2 = c64, 3 = c128; on the
 /// context's pool (Note [One thread pool for GEMM]).
 void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
               int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,

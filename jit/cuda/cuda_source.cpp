@@ -40,6 +40,8 @@ const char* cudaTypeName(DType t) {
     case DType::U64: return "u64";
     case DType::F32: return "f32";
     case DType::F64: return "f64";
+    case DType::C64: return "c64";
+    case DType::C128: return "c128";
   }
   return "?";
 }
@@ -94,6 +96,17 @@ void printConst(std::ostream& os, const kir::Expr& e) {
       os << buf;
       return;
     }
+    case DType::C64: case DType::C128: {  // scn_make_c64(re, im), each part as an f32 constant
+      kir::Expr part = e;
+      part.dtype = componentType(e.dtype);
+      os << "scn_make_" << dtypeName(e.dtype) << "(";
+      printConst(os, part);
+      os << ", ";
+      part.fval = e.fimag;
+      printConst(os, part);
+      os << ")";
+      return;
+    }
   }
 }
 
@@ -112,7 +125,7 @@ void printArgs(std::ostream& os, const std::vector<kir::ExprP>& args) {
 void printOp(std::ostream& os, const kir::Expr& e) {
   const OpInfo& info = opInfo(e.op);
   switch (info.category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare:
       SCN_ASSERT(static_cast<int>(e.args.size()) == info.numInputs, "kernel op arity");
       os << "scn_" << info.name << "(";
@@ -147,11 +160,18 @@ void printExpr(std::ostream& os, const kir::ExprP& e) {
       os << "]";
       return;
     case kir::ExprKind::Op: printOp(os, *e); return;
-    case kir::ExprKind::Convert:
-      os << "scn_cvt<" << cudaTypeName(e->dtype) << ">(";
+    case kir::ExprKind::Convert: {
+      // A complex side: the prelude's scn_to_c64 / scn_to_c128, scn_nonzero, or the real part.
+      DType from = e->args.at(0)->dtype;
+      if (isComplex(e->dtype)) os << "scn_to_" << dtypeName(e->dtype) << "(";
+      else if (isComplex(from) && e->dtype == DType::Bool) os << "scn_nonzero(";
+      else os << "scn_cvt<" << cudaTypeName(e->dtype) << ">(";
+      bool part = isComplex(from) && !isComplex(e->dtype) && e->dtype != DType::Bool;
+      if (part) os << "scn_real(";
       printExpr(os, e->args.at(0));
-      os << ")";
+      os << (part ? "))" : ")");
       return;
+    }
     case kir::ExprKind::Arith: {
       // The C++ operator of the Arith table, or the prelude's scn_imin / scn_imax.
       const kir::ArithInfo& a = kir::arithInfo(e->arith);

@@ -267,8 +267,29 @@ SCN_FN void scn_tile_scan(const Value& value, const Store& store, const Comb& co
 // ---- end of prelude ----
 )SCN_PRELUDE";
 
+// Complex elements (Note [Complex numbers] in jit/scalar/complex.inc): the structs of the
+// interpreter's layout, aligned as float2 / double2 so that a load is one vector access, then
+// complex.inc and complex_ops.inc, then the conversions the printer writes for a Convert with a
+// complex side: scn_to_c64(x) / scn_to_c128(x) to complex, scn_nonzero(z) to bool, and
+// scn_cvt<To>(scn_real(z)) to the other real dtypes.
+static const char* const kComplexHead = R"SCN_PRELUDE(
+struct alignas(8) c64 { f32 re, im; };
+struct alignas(16) c128 { f64 re, im; };
+)SCN_PRELUDE";
+static const char* const kComplexTail = R"SCN_PRELUDE(
+template <class From> SCN_FN c64 scn_to_c64(From x) { return scn_make_c64(scn_cvt<f32>(x), 0.0f); }
+SCN_FN c64 scn_to_c64(c64 x) { return x; }
+SCN_FN c64 scn_to_c64(c128 x) { return scn_make_c64((f32)x.re, (f32)x.im); }
+template <class From> SCN_FN c128 scn_to_c128(From x) { return scn_make_c128(scn_cvt<f64>(x), 0.0); }
+SCN_FN c128 scn_to_c128(c64 x) { return scn_make_c128((f64)x.re, (f64)x.im); }
+SCN_FN c128 scn_to_c128(c128 x) { return x; }
+SCN_FN bool scn_nonzero(c64 x) { return x.re != 0.0f || x.im != 0.0f; }
+SCN_FN bool scn_nonzero(c128 x) { return x.re != 0.0 || x.im != 0.0; }
+)SCN_PRELUDE";
+
 const char* cudaPrelude() {
-  static const std::string prelude = std::string(kPreludeHead) + scalarSourceText() + kPreludeTail;
+  static const std::string prelude = std::string(kPreludeHead) + scalarSourceText() + kComplexHead +
+                                     complexSourceText() + complexOpsSourceText() + kComplexTail + kPreludeTail;
   return prelude.c_str();
 }
 

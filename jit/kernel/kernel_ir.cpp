@@ -32,6 +32,13 @@ ExprP constFloat(DType t, double v) {
   return e;
 }
 
+ExprP constComplex(DType t, double re, double im) {
+  auto e = make(ExprKind::Const, t);
+  e->fval = re;
+  e->fimag = im;
+  return e;
+}
+
 ExprP idx(int64_t v) { return constInt(DType::I64, v); }
 
 ExprP index(int dim) {
@@ -134,8 +141,8 @@ bool sameExpr(const ExprP& a, const ExprP& b) {
   if (a->kind != b->kind || a->dtype != b->dtype || a->id != b->id || a->op != b->op ||
       a->arith != b->arith || a->ival != b->ival || a->args.size() != b->args.size())
     return false;
-  if (a->kind == ExprKind::Const && isFloat(a->dtype) &&
-      std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0)
+  if (a->kind == ExprKind::Const && (isFloat(a->dtype) || isComplex(a->dtype)) &&
+      (std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0 || std::memcmp(&a->fimag, &b->fimag, sizeof(double)) != 0))
     return false;
   for (size_t i = 0; i < a->args.size(); ++i)
     if (!sameExpr(a->args[i], b->args[i])) return false;
@@ -177,7 +184,11 @@ int countSteps(const std::vector<Step>& steps, StepKind kind) {
 namespace {
 
 void printConst(std::ostream& os, const Expr& e) {
-  if (isFloat(e.dtype)) {
+  if (isComplex(e.dtype)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "(%a, %a)", e.fval, e.fimag);
+    os << buf << dtypeName(e.dtype);
+  } else if (isFloat(e.dtype)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%a", e.fval);  // exact and stable
     os << buf << dtypeName(e.dtype);

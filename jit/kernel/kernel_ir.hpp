@@ -81,7 +81,7 @@ static_assert(evalArith(Arith::Rem, 7, 3) == 1 && evalArith(Arith::Div, 7, 0) ==
               evalArith(Arith::Max, -1, 2) == 2);
 
 enum class ExprKind : uint8_t {
-  Const,    // ival (integers, bool) or fval (floats) of `dtype`
+  Const,    // ival (integers, bool), fval (floats) or fval + fimag i (complex) of `dtype`
   Index,    // the parallel loop index `id` (i64)
   HostVar,  // the sequential program's loop counter `id` (i64)
   Local,    // the kernel-local scalar `id`
@@ -102,13 +102,16 @@ struct Expr {
   kir::Arith arith = kir::Arith::Add;
   int id = 0;                // Index, HostVar, Local, Load (buffer)
   int64_t ival = 0;          // Const (integers and bool; u64 stored as its bits)
-  double fval = 0;           // Const (floats)
+  double fval = 0;           // Const (floats; the real part of a complex constant)
+  double fimag = 0;          // Const (the imaginary part of a complex constant)
   std::vector<ExprP> args;
 };
 
 /// Expression builders; Arith folds constants and the identities x+0, x*1, x*0.
 ExprP constInt(DType t, int64_t v);
 ExprP constFloat(DType t, double v);
+/// A c64 / c128 constant re + im i (Note [Complex numbers] in jit/scalar/complex.inc).
+ExprP constComplex(DType t, double re, double im);
 ExprP idx(int64_t v);  // an i64 constant
 ExprP index(int dim);
 ExprP hostVar(int id);
@@ -293,6 +296,8 @@ struct LowerOptions {
   /// instead of the blocked scan or a serial loop; 0: never. Needs a backend that prints
   /// TileScan kernels (the CUDA backend).
   int64_t singlePassScanMin = 0;
+  /// A complex matmul is a Gemm step (the CPU's cgemm / zgemm) rather than a loop nest.
+  bool complexGemm = false;
   /// A reduction of more than reduceSerialMax elements per output becomes a tree of passes whose
   /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_reduce.cpp).
   /// The CPU vectorises each loop over 32 lanes, so its blocks are long; a GPU thread runs its

@@ -318,7 +318,7 @@ std::vector<Loc> FuncLowering::run() {
     for (int o : e.outputs) anyLive = anyLive || live_[o];
     if (!anyLive) continue;
     switch (opInfo(e.op).category) {
-      case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+      case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
       case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
       case OpCategory::Iota: case OpCategory::BroadcastInDim: case OpCategory::Reshape:
       case OpCategory::Transpose: case OpCategory::Concat: case OpCategory::Slice:

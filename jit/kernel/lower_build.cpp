@@ -6,12 +6,18 @@
 namespace scn::kir {
 
 ExprP constOf(const Array& a, DType t) {
+  if (isComplex(t)) {
+    if (a.dtype == DType::C64) return constComplex(t, a.data<c64>()[0].re, a.data<c64>()[0].im);
+    if (a.dtype == DType::C128) return constComplex(t, a.data<c128>()[0].re, a.data<c128>()[0].im);
+    return constComplex(t, a.getDouble(0), 0.0);
+  }
   if (isFloat(t)) return constFloat(t, a.getDouble(0));
   if (t == DType::U64) return constInt(t, static_cast<int64_t>(a.getUInt(0)));
   return constInt(t, a.getInt(0));
 }
 
 ExprP identityExpr(Op comb, DType t) {
+  if (isComplex(t)) return constComplex(t, comb == Op::Mul ? 1.0 : 0.0, 0.0);
   return dispatchDType(t, [&]<typename T>() -> ExprP {
     T v = scalar::identityOf<T>(comb);
     if constexpr (std::is_floating_point_v<T>) return constFloat(t, v);

@@ -35,7 +35,7 @@ void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
   int64_t batch = product(SL, a.lhsBatch), M = product(SL, lf), N = product(SR, rf),
           K = product(SL, a.lhsContract);
 
-  if (isFloat(t.dtype)) {
+  if (isFloat(t.dtype) || (isComplex(t.dtype) && pb_.opts.complexGemm)) {
     std::vector<int> temps;
     // An operand in layout perm1 is used as is, in perm2 transposed by the GEMM; any other
     // layout is first transposed into a temporary (a kernel).

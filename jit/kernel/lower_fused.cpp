@@ -58,7 +58,7 @@ ExprP FuncLowering::gen(int v, const std::vector<ExprP>& ix) {
   const Attrs& a = e.attrs;
   auto inShape = [&](size_t k) -> const Shape& { return f_.type(e.inputs[k]).shape; };
   switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: {
       std::vector<ExprP> args;
       for (int in : e.inputs) args.push_back(gen(in, ix));
@@ -170,7 +170,7 @@ ExprP FuncLowering::genFlat(int v, const ExprP& L) {
   if (mat_[v]) return load(loc_[v].buffer, t.dtype, offsetPlus(loc_[v], L));
   const Eqn& e = f_.eqns.at(def_[v]);
   switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: {
       std::vector<ExprP> args;
       for (int in : e.inputs) args.push_back(genFlat(in, L));

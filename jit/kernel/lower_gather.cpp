@@ -88,7 +88,8 @@ void FuncLowering::lowerScatter(size_t ei, const Eqn& e) {
   for (size_t d = 0; d < k; ++d) empty = empty || s[d] == 0;
   if (empty) return;  // nothing is written
   std::optional<Op> comb = opInfo(e.op).combiner;
-  bool atomic = e.op == Op::ScatterAdd && numElements(window) < pb_.opts.atomicScatterBelow;
+  // Complex elements keep the ordered loop: there is no atomic add of a c64 / c128.
+  bool atomic = e.op == Op::ScatterAdd && !isComplex(t.dtype) && numElements(window) < pb_.opts.atomicScatterBelow;
   Kernel ker;
   std::vector<ExprP> w, bix;
   int b = -1;  // the loop over the updates, when not atomic

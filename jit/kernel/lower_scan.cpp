@@ -143,7 +143,10 @@ class CumulativeLowering {
   void run() {
     if (n_ == 0) return;
     int64_t minSinglePass = pb_.opts.singlePassScanMin;
-    if (builtin_ && minSinglePass > 0 && n_ >= minSinglePass && numElements(outer_) < kScanMaxRows)
+    // Complex elements take the blocked scan: a tile's status holds at most 8 bytes of value,
+    // written with volatile scalar stores (Note [Single-pass scans]).
+    bool complex = std::any_of(ts_.begin(), ts_.end(), [](DType t) { return isComplex(t); });
+    if (builtin_ && !complex && minSinglePass > 0 && n_ >= minSinglePass && numElements(outer_) < kScanMaxRows)
       return singlePass();
     int64_t blocks = scanBlocks(n_, numElements(outer_));
     if (blocks <= 1) return serial();

@@ -169,6 +169,9 @@ class Verifier {
       case OpCategory::Unary:
         want(e.args[0]->dtype, e.dtype, "the operand of " + what, w);
         return;
+      case OpCategory::ComplexPart:
+        want(componentType(e.args[0]->dtype), componentType(e.dtype), "the operand of " + what, w);
+        return;
       case OpCategory::Binary:
         want(e.args[0]->dtype, e.dtype, "the first operand of " + what, w);
         want(e.args[1]->dtype, e.dtype, "the second operand of " + what, w);
@@ -330,7 +333,7 @@ class Verifier {
         return;
       case StepKind::Gemm: {
         const Gemm& g = s.gemm;
-        if (g.dtype != DType::F32 && g.dtype != DType::F64)
+        if (!isFloat(g.dtype) && !isComplex(g.dtype))
           invalid(where, std::string("a gemm of ") + dtypeName(g.dtype));
         checkLoc(g.a, g.dtype, bound, "operand A", where);
         checkLoc(g.b, g.dtype, bound, "operand B", where);

@@ -14,6 +14,8 @@ typedef double f64;
 #define SCN_FN      // external, so that every function is in the bitcode
 #define SCN_FN_SPEC
 #include "jit/scalar/scalar.inc"
+// The complex functions over parts with out-pointers (Note [Complex numbers]): _Z8scn_cmulffffPf.
+#include "jit/scalar/complex.inc"
 
 // Every conversion, instantiated (the saturating ones are explicit specializations above).
 #define SCN_CVT_FROM(To, From) template To scn_cvt<To, From>(From);

@@ -7,6 +7,10 @@ namespace scn {
 
 /// The text of jit/scalar/scalar.inc (the CUDA prelude embeds it).
 const char* scalarSourceText();
+/// The texts of jit/scalar/complex.inc and jit/scalar/complex_ops.inc (the prelude embeds them
+/// after defining the structs c64 and c128: Note [Complex numbers]).
+const char* complexSourceText();
+const char* complexOpsSourceText();
 
 /// jit/scalar/scalar_bitcode.cpp compiled to LLVM bitcode by clang-19: the scalar functions as
 /// scn_<op>_<dtype> (Note [Scalar bitcode] in jit/cpu/llvm_scalar.cpp). Defined in scn_cpu.

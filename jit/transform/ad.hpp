@@ -13,7 +13,8 @@
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
   case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
-  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
+  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:       \
+  case Op::Real: case Op::Imag: case Op::Conj: case Op::ComplexAbs: case Op::Angle: case Op::Complex:
 
 // The ops that are never linear in a tangent: they have JVP rules but no transpose rule.
 #define SCN_AD_NONLINEAR_OPS \

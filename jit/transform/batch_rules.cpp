@@ -105,7 +105,7 @@ std::vector<BVal> leadingAxis(Ctx& c, const Eqn& e, const std::vector<BVal>& in)
       for (int64_t& ax : a.axes) ++ax;
       a.axes.insert(a.axes.begin(), 0);
       break;
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
     case OpCategory::Constant: case OpCategory::Iota: case OpCategory::Reduce:
     case OpCategory::ArgReduce: case OpCategory::Cumulative: case OpCategory::AssocScan: case OpCategory::Concat:
@@ -273,7 +273,7 @@ std::vector<BVal> linalg(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
 std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   if (!anyBatched(in, 0) && !mentionsAxis(e, c.axis.name)) return unbatched(c, e, in);
   switch (opInfo(e.op).category) {
-    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary:
+    case OpCategory::Unary: case OpCategory::Predicate: case OpCategory::Binary: case OpCategory::ComplexPart:
     case OpCategory::Compare: case OpCategory::Select: case OpCategory::Convert:
       return elementwise(c, e, in);
     case OpCategory::Constant: case OpCategory::Iota:

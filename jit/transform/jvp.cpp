@@ -16,17 +16,30 @@ namespace {
        "wrap the value in stop_gradient(...) if its derivative is not needed");
 }
 
+/// Reports differentiation through a complex value (Note [Complex numbers] in
+/// jit/scalar/complex.inc): scn has no complex derivatives, so none is silently zero.
+[[noreturn]] void noComplexRule(const Eqn& e, DType t) {
+  fail("E0375", e.span,
+       std::string("cannot differentiate through ") + opName(e.op) + ": its result is " + dtypeName(t) +
+           ", and scn has no derivatives of complex numbers",
+       "differentiate a real formulation (two real arrays for the parts), or wrap the value in "
+       "stop_gradient(...) if its derivative is not needed");
+}
+
 }  // namespace
 
 /// Applies the JVP of `e` (inputs `in`, tangents `tin` in b.dst); returns outputs and tangents.
 Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin) {
   bool anyTangent = false;
   for (const Tan& t : tin) anyTangent = anyTangent || t.has_value();
+  if (anyTangent && e.op == Op::Complex) noComplexRule(e, complexOf(b.type(in[0]).dtype));
   if (anyTangent && diffKind(e.op) == DiffKind::Unsupported) noRule(e);
   if (anyTangent && isCustomCall(e)) return jvpCustom(b, e, in, tin);
   if (anyTangent && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond)) return jvpControl(b, e, in, tin);
   std::vector<int> out = b.emit(e.op, in, e.attrs, e.subs);
   if (!anyTangent) return {out, std::vector<Tan>(out.size(), std::nullopt)};
+  for (int o : out)
+    if (isComplex(b.type(o).dtype)) noComplexRule(e, b.type(o).dtype);
   return {out, jvpRule(b, e, in, tin, out)};
 }
 

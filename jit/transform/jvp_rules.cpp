@@ -324,6 +324,7 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
       for (const Tan& ti : tin) r.push_back(ti ? Tan(b.takeAlongAxis(*ti, perm, e.attrs.axes[0])) : std::nullopt);
       return r;
     }
+    case OpCategory::ComplexPart:  // no rules (Note [Complex numbers]): E0375 before this
     case OpCategory::Predicate: case OpCategory::Compare: case OpCategory::Constant:
     case OpCategory::Iota: case OpCategory::ArgReduce:
       return none;

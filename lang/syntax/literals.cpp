@@ -82,7 +82,7 @@ void decodeFloat(std::string_view text, NumberDecode& d) {
 std::string numberSuffixList() {
   std::string out;
   for (DType t : kAllDTypes) {
-    if (t == DType::Bool) continue;
+    if (t == DType::Bool || isComplex(t)) continue;  // complex numbers are written with `j`
     if (!out.empty()) out += ", ";
     out += dtypeName(t);
   }
@@ -130,14 +130,20 @@ NumberDecode decodeNumber(std::string_view text) {
     std::optional<DType> t = dtypeFromName(d.suffix);
     size_t b = mantissaEnd, e = text.size();
     if (!t && (d.suffix == "j" || d.suffix == "J")) {
-      // Python's imaginary literal: JAX programs write `2.5j`; scn has no complex dtypes yet.
-      setError(d, "E0023", b, e, "complex literals (`" + std::string(text) + "`) are not supported yet",
-               "scn has no complex dtypes yet (c64, c128): keep the real and imaginary parts as two "
-               "real arrays");
+      // Python's imaginary literal (`2.5j`, `1j`): a weak complex number with that imaginary
+      // part (Note [Complex numbers] in jit/scalar/complex.inc).
+      if (hex)
+        setError(d, "E0008", b, e, "hexadecimal literal cannot be imaginary",
+                 "write the imaginary part in decimal, as in `16j`, or multiply: `0x10 * 1j`");
+      d.isFloat = true;
     } else if (!t) {
       setError(d, "E0005", b, e,
                "unknown suffix `" + std::string(d.suffix) + "` on a number literal",
                "the dtype suffixes are " + numberSuffixList() + ", as in `1.5f64` or `3u64`");
+    } else if (isComplex(*t)) {
+      setError(d, "E0005", b, e, "`" + std::string(d.suffix) + "` is not a number literal suffix",
+               "write an imaginary part with `j` (`2.0 + 0.5j`), or convert: `" + std::string(d.suffix) +
+                   "(2.5)`");
     } else if (*t == DType::Bool) {
       setError(d, "E0005", b, e, "`bool` is not a number literal suffix",
                "write `true` or `false`, or convert with `bool(1)`");
@@ -202,6 +208,7 @@ RangeError checkNumberRange(const Token& t, bool negated) {
     case DType::F64:
       floatRange(std::numeric_limits<double>::infinity(), "1.8e308");
       break;
+    case DType::C64: case DType::C128: break;  // no complex suffix; `2.5j` is checked as f64
   }
   return r;
 }

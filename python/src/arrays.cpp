@@ -37,6 +37,8 @@ std::optional<DataType> dataTypeOf(nb::dlpack::dtype t) {
   if (code == Code::UInt && t.bits == 64) return DataType::U64;
   if (code == Code::Float && t.bits == 32) return DataType::F32;
   if (code == Code::Float && t.bits == 64) return DataType::F64;
+  if (code == Code::Complex && t.bits == 64) return DataType::C64;
+  if (code == Code::Complex && t.bits == 128) return DataType::C128;
   return std::nullopt;
 }
 
@@ -51,6 +53,8 @@ nb::dlpack::dtype dlpackOf(DataType t) {
     case DataType::U64: return make(Code::UInt, 64);
     case DataType::F32: return make(Code::Float, 32);
     case DataType::F64: return make(Code::Float, 64);
+    case DataType::C64: return make(Code::Complex, 64);
+    case DataType::C128: return make(Code::Complex, 128);
   }
   return make(Code::Float, 32);
 }
@@ -74,7 +78,7 @@ std::string which(size_t i, const char* fn) {
   return "argument " + std::to_string(i + 1) + " of `" + fn + "`";
 }
 
-const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32 or float64";
+const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128";
 
 }  // namespace
 

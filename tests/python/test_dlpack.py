@@ -58,7 +58,7 @@ def test_every_scn_dtype_crosses_dlpack(ctx, dtype):
 def test_other_dtypes_name_the_ones_scn_takes(ctx):
     ctx.run("fn same(x) = x")
     with pytest.raises(TypeError, match=r"argument 1 of `same` has dtype float16; scn takes bool, int32, int64, "
-                                        r"uint32, uint64, float32 or float64"):
+                                        r"uint32, uint64, float32, float64, complex64 or complex128"):
         ctx.same(np.from_dlpack(np.zeros(3, np.float16)))
 
 

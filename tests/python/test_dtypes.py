@@ -35,11 +35,21 @@ def test_strided_and_fortran_inputs_are_copied_correctly(ctx):
         assert ctx.last_copied_input_bytes == x.size * 8
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.complex64])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8])
 def test_unsupported_dtype_is_a_type_error(ctx, dtype):
     ctx.run("fn same(x) = x")
-    with pytest.raises(TypeError, match="scn takes bool, int32, int64, uint32, uint64, float32 or float64"):
+    with pytest.raises(TypeError, match="scn takes bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128"):
         ctx.same(np.zeros(2, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_arrays_round_trip(ctx, dtype):
+    ctx.run("fn f(z) = (z * 1j + conj(z), abs(z))")
+    z = np.array([1 + 2j, -0.5 + 0.25j, 3j], dtype=dtype)
+    w, a = ctx.f(z)
+    assert w.dtype == dtype and a.dtype == np.real(z).dtype
+    np.testing.assert_allclose(w, z * 1j + np.conj(z), rtol=1e-6)
+    np.testing.assert_allclose(a, np.abs(z), rtol=1e-6)
 
 
 def test_objects_that_are_not_arrays(ctx):

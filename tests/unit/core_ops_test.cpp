@@ -14,7 +14,9 @@ using test::ty;
 
 DType exampleDType(TypeClass tc) {
   switch (tc) {
-    case TypeClass::Any: case TypeClass::Num: case TypeClass::Float: return DType::F32;
+    case TypeClass::Any: case TypeClass::Real: case TypeClass::Num: case TypeClass::NumC:
+    case TypeClass::Float: case TypeClass::FloatC: return DType::F32;
+    case TypeClass::Complex: return DType::C64;
     case TypeClass::Int: case TypeClass::IntBool: return DType::I32;
   }
   return DType::F32;
@@ -53,6 +55,10 @@ Example exampleFor(Op op) {
       break;
     case OpCategory::Binary: case OpCategory::Compare:
       in = {sample(d, {2, 3}), sample(d, {2, 3}, 0)};
+      break;
+    case OpCategory::ComplexPart:
+      in = {sample(d, {2, 3})};
+      if (op == Op::Complex) in.push_back(sample(d, {2, 3}, 0));
       break;
     case OpCategory::Select:
       in = {sample(DType::Bool, {2, 3}), sample(d, {2, 3}), sample(d, {2, 3}, 10)};
@@ -213,7 +219,8 @@ TEST(CoreOps, TypeClassesAreEnforcedOnTheFirstOperand) {
   for (Op op : allOps()) {
     const OpInfo& info = opInfo(op);
     if (info.numInputs < 1 || info.typeClass == TypeClass::Any) continue;
-    DType bad = info.typeClass == TypeClass::Int || info.typeClass == TypeClass::IntBool ? DType::F32 : DType::Bool;
+    DType bad = info.typeClass == TypeClass::Int || info.typeClass == TypeClass::IntBool ? DType::F32
+                : info.typeClass == TypeClass::Real ? DType::C64 : DType::Bool;
     std::vector<Type> in(info.numInputs, ty(bad, {2}));
     InferResult r = inferTypes(op, in, test::axesAttr({0}), {});
     EXPECT_FALSE(r.ok()) << opName(op);

@@ -32,7 +32,7 @@ TEST(CoreShapeRules, Elementwise) {
   EXPECT_EQ(err(Op::Add, {ty(F32, {3}), ty(F32, {4})}), "add needs operands of one type but got f32[3], f32[4]");
   EXPECT_EQ(err(Op::Mul, {ty(F32, {3}), ty(DType::F64, {3})}), "mul needs operands of one type but got f32[3], f64[3]");
   EXPECT_EQ(err(Op::Add, {ty(F32, {3})}), "add expects 2 operands but got 1");
-  EXPECT_EQ(err(Op::Sqrt, {ty(I32, {3})}), "sqrt expects a floating-point operand but got i32[3]");
+  EXPECT_EQ(err(Op::Sqrt, {ty(I32, {3})}), "sqrt expects a floating-point or complex operand but got i32[3]");
   EXPECT_EQ(err(Op::Neg, {ty(Bool)}), "neg expects a numeric operand (not bool) but got bool[]");
   EXPECT_EQ(err(Op::Shl, {ty(F32), ty(F32)}), "shl expects an integer operand but got f32[]");
   EXPECT_EQ(err(Op::Shr, {ty(I32), ty(DType::U32)}), "shr needs operands of one type but got i32[], u32[]");

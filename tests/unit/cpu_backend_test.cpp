@@ -50,9 +50,13 @@ void check(const Case& c, RunStats* stats = nullptr) {
 
 std::vector<DType> dtypesOf(TypeClass tc) {
   switch (tc) {
-    case TypeClass::Any: return {Bool, I32, I64, U32, DType::U64, F32, F64};
+    case TypeClass::Any: return {Bool, I32, I64, U32, DType::U64, F32, F64, DType::C64, DType::C128};
+    case TypeClass::Real: return {Bool, I32, I64, U32, DType::U64, F32, F64};
     case TypeClass::Num: return {I32, I64, U32, DType::U64, F32, F64};
+    case TypeClass::NumC: return {I32, I64, U32, DType::U64, F32, F64, DType::C64, DType::C128};
     case TypeClass::Float: return {F32, F64};
+    case TypeClass::FloatC: return {F32, F64, DType::C64, DType::C128};
+    case TypeClass::Complex: return {DType::C64, DType::C128};
     case TypeClass::Int: return {I32, I64, U32, DType::U64};
     case TypeClass::IntBool: return {Bool, I32, I64, U32, DType::U64};
   }
@@ -84,6 +88,17 @@ std::vector<Case> casesFor(Op op) {
         if (op == Op::Shl || op == Op::Shr)  // counts around and beyond the width
           for (int64_t i = 0; i < ya.size(); ++i) ya.setInt(i, (i * 7) % 70 - 3);
         cs.push_back({b.f->name, b.ret({b.emit1(op, {x, y})}), {randomArray(t, s, seed++), ya}});
+      }
+      break;
+    case OpCategory::ComplexPart:  // complex(re, im) of two real arrays, the others of a complex one
+      for (DType t : dtypesOf(info.typeClass)) {
+        if (op != Op::Complex) {
+          cs.push_back(unaryCase(op, t, s));
+          continue;
+        }
+        Builder b(std::string("complex_") + dtypeName(t));
+        int x = b.param(ty(t, s)), y = b.param(ty(t, s));
+        cs.push_back({b.f->name, b.ret({b.emit1(op, {x, y})}), {randomArray(t, s, seed++), randomArray(t, s, seed++)}});
       }
       break;
     case OpCategory::Select:
@@ -230,7 +245,8 @@ std::vector<Case> casesFor(Op op) {
         }
       break;
     case OpCategory::Gather: case OpCategory::Scatter:
-      for (DType t : {F32, I32, DType::U64}) {
+      for (DType t : {F32, I32, DType::U64, DType::C64}) {
+        if (t == DType::C64 && !inTypeClass(t, opInfo(op).typeClass)) continue;
         Array idx(I32, {5});
         for (int64_t k = 0; k < 5; ++k) idx.setInt(k, std::vector<int64_t>{3, -1, 8, 3, -7}[k]);
         Builder b(std::string(opName(op)) + "_" + dtypeName(t));
@@ -246,7 +262,7 @@ std::vector<Case> casesFor(Op op) {
       }
       break;
     case OpCategory::DotGeneral:
-      for (DType t : {F32, F64, I32, I64}) {
+      for (DType t : {F32, F64, I32, I64, DType::C64, DType::C128}) {
         struct Dims {
           Shape l, r;
           std::vector<int64_t> lc, rc, lb, rb;

@@ -22,16 +22,7 @@ struct TestProgram {
   std::vector<Array> args;
 };
 
-inline bool inClass(DType t, TypeClass c) {
-  switch (c) {
-    case TypeClass::Any: return true;
-    case TypeClass::Num: return t != DType::Bool;
-    case TypeClass::Float: return isFloat(t);
-    case TypeClass::Int: return isInteger(t);
-    case TypeClass::IntBool: return isInteger(t) || t == DType::Bool;
-  }
-  return false;
-}
+inline bool inClass(DType t, TypeClass c) { return inTypeClass(t, c); }
 
 inline Array scalarI32(int64_t v) { return Array::scalarInt(DType::I32, v); }
 
@@ -72,6 +63,16 @@ inline void addOpPrograms(ProgramSet& ps) {
       std::string name = base + "." + dtypeName(t);
       Builder b(name);
       switch (info.category) {
+        case OpCategory::ComplexPart: {  // complex(re, im) of two real arrays, the others of a complex one
+          int x = b.param(ty(t, S));
+          if (op != Op::Complex) {
+            ps.add(name, b.ret({b.emit1(op, {x})}), {ps.rnd(t, S)});
+            break;
+          }
+          int y = b.param(ty(t, S));
+          ps.add(name, b.ret({b.emit1(op, {x, y})}), {ps.rnd(t, S), ps.rnd(t, S)});
+          break;
+        }
         case OpCategory::Unary: case OpCategory::Predicate: {
           int x = b.param(ty(t, S));
           ps.add(name, b.ret({b.emit1(op, {x})}), {ps.rnd(t, S)});
@@ -109,8 +110,8 @@ inline void addOpPrograms(ProgramSet& ps) {
           Attrs bc;
           bc.shape = {2, 3};
           int kb = b.emit1(Op::BroadcastInDim, {k}, bc);
-          int r = t == DType::Bool ? b.emit1(Op::Xor, {b.emit1(Op::Xor, {x, c}), kb})
-                                   : b.emit1(Op::Max, {b.emit1(Op::Max, {x, c}), kb});
+          Op comb = t == DType::Bool ? Op::Xor : isComplex(t) ? Op::Add : Op::Max;
+          int r = b.emit1(comb, {b.emit1(comb, {x, c}), kb});
           ps.add(name, b.ret({r, c}), {ps.rnd(t, {2, 3})});
           break;
         }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ inline Array randomArray(DType t, const Shape& shape, uint32_t seed, bool specia
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-3, 3);
   std::uniform_int_distribution<int> pick(0, 15);
+  if (isComplex(t)) {  // both parts as a float array's elements (NaN, inf, -0 mixed in)
+    Array parts = randomArray(componentType(t), {2 * a.size()}, seed, special);
+    std::memcpy(a.raw(), parts.raw(), a.bytes());
+    return a;
+  }
   for (int64_t i = 0; i < a.size(); ++i) {
     int p = pick(rng);
     if (isFloat(t)) {
@@ -76,6 +82,14 @@ inline ::testing::AssertionResult closeArrays(const Array& got, const Array& wan
   if (got.dtype != want.dtype || got.shape != want.shape)
     return ::testing::AssertionFailure() << "type " << dtypeName(got.dtype) << shapeString(got.shape)
                                          << " vs " << dtypeName(want.dtype) << shapeString(want.shape);
+  if (isComplex(want.dtype)) {  // each part as an element of a float array
+    auto parts = [](const Array& x) {
+      Array r(componentType(x.dtype), {2 * x.size()});
+      std::memcpy(r.raw(), x.raw(), x.bytes());
+      return r;
+    };
+    return closeArrays(parts(got), parts(want));
+  }
   double rtol = want.dtype == DType::F32 ? 2e-5 : 1e-12;
   double atol = want.dtype == DType::F32 ? 1e-5 : 1e-12;
   for (int64_t i = 0; i < want.size(); ++i) {

@@ -65,13 +65,18 @@ scn::DataType publicType(scn::DType t) {
     case scn::DType::U64: return scn::DataType::U64;
     case scn::DType::F32: return scn::DataType::F32;
     case scn::DType::F64: return scn::DataType::F64;
+    case scn::DType::C64: return scn::DataType::C64;
+    case scn::DType::C128: return scn::DataType::C128;
   }
   return scn::DataType::F32;
 }
 
-/// Element i of a result as a double (exact for the integers the goldens hold).
+/// Element i of a result as a double (exact for the integers the goldens hold); of a complex
+/// result, part i (the real part of element i / 2 for even i, else its imaginary part).
 double elementOf(const scn::HostArray& a, int64_t i) {
   switch (a.dtype()) {
+    case scn::DataType::C64: return a.dataAs<float>()[i];
+    case scn::DataType::C128: return a.dataAs<double>()[i];
     case scn::DataType::Bool: return a.dataAs<bool>()[i];
     case scn::DataType::I32: return a.dataAs<int32_t>()[i];
     case scn::DataType::I64: return static_cast<double>(a.dataAs<int64_t>()[i]);
@@ -95,10 +100,16 @@ void expectSame(const std::string& where, const scn::HostArray& got, const scn::
   ASSERT_EQ(static_cast<int>(got.dtype()), static_cast<int>(publicType(want.dtype)))
       << where << ": dtype differs from JAX's " << scn::dtypeName(want.dtype);
   ASSERT_EQ(got.shape(), std::vector<int64_t>(want.shape.begin(), want.shape.end())) << where << ": shape differs";
-  const bool exact = want.dtype != scn::DType::F32 && want.dtype != scn::DType::F64;
+  const bool exact = !scn::isFloat(want.dtype) && !scn::isComplex(want.dtype);
+  const int64_t parts = scn::isComplex(want.dtype) ? 2 : 1;  // a complex element: re, im
+  auto wantPart = [&](int64_t i) {
+    if (want.dtype == scn::DType::C64) return double(want.data<float>()[i]);
+    if (want.dtype == scn::DType::C128) return want.data<double>()[i];
+    return want.getDouble(i);
+  };
   int reported = 0;
-  for (int64_t i = 0; i < got.size() && reported < 5; ++i) {
-    const double g = elementOf(got, i), w = want.getDouble(i);
+  for (int64_t i = 0; i < got.size() * parts && reported < 5; ++i) {
+    const double g = elementOf(got, i), w = wantPart(i);
     if (exact ? g == w : close(g, w, c.rtol, c.atol)) continue;
     ADD_FAILURE() << where << ": element " << i << " is " << g << ", JAX gives " << w << " (rtol " << c.rtol
                   << ", atol " << c.atol << ")";

@@ -24,16 +24,12 @@ namespace {
 using test::Builder;
 using test::ty;
 
+/// The dtypes of a type class, complex ones included.
 std::vector<DType> dtypesOf(TypeClass tc) {
-  using enum DType;
-  switch (tc) {
-    case TypeClass::Any: return {Bool, I32, I64, U32, U64, F32, F64};
-    case TypeClass::Num: return {I32, I64, U32, U64, F32, F64};
-    case TypeClass::Float: return {F32, F64};
-    case TypeClass::Int: return {I32, I64, U32, U64};
-    case TypeClass::IntBool: return {Bool, I32, I64, U32, U64};
-  }
-  return {};
+  std::vector<DType> out;
+  for (DType t : kAllDTypes)
+    if (inTypeClass(t, tc)) out.push_back(t);
+  return out;
 }
 
 /// Small positive values (valid for every op: log, division, shift counts, ...).
@@ -45,7 +41,7 @@ Array sample(DType d) {
 
 bool hasScalarFunction(OpCategory c) {
   return c == OpCategory::Unary || c == OpCategory::Predicate || c == OpCategory::Binary ||
-         c == OpCategory::Compare;
+         c == OpCategory::Compare || c == OpCategory::ComplexPart;
 }
 
 /// f(x0, y0, x1, y1, ...) = (op(x0, y0), op(x1, y1), ...): one result per dtype of the op's class.

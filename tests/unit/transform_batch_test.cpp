@@ -82,6 +82,10 @@ Array randomArray(const Type& t, const Gen& g, std::mt19937& rng) {
   for (int64_t i = 0; i < a.size(); ++i) {
     if (t.dtype == DType::Bool) {
       a.setInt(i, rng() % 2);
+    } else if (t.dtype == DType::C64) {
+      std::uniform_int_distribution<int> d(static_cast<int>(g.lo * 4), static_cast<int>(g.hi * 4));
+      float re = d(rng) / 4.0f;
+      a.data<c64>()[i] = c64{re, d(rng) / 4.0f};
     } else if (isFloat(t.dtype)) {
       std::uniform_int_distribution<int> d(static_cast<int>(g.lo * 4), static_cast<int>(g.hi * 4));
       a.setDouble(i, g.nans && rng() % 5 == 0 ? std::nan("") : d(rng) / 4.0);
@@ -236,7 +240,9 @@ Type T(DType dt, Shape s) { return Type{dt, std::move(s)}; }
 // The dtype an op of this type class is tested with.
 DType dtypeFor(TypeClass tc) {
   switch (tc) {
-    case TypeClass::Any: case TypeClass::Num: case TypeClass::Float: return DType::F32;
+    case TypeClass::Any: case TypeClass::Real: case TypeClass::Num: case TypeClass::NumC:
+    case TypeClass::Float: case TypeClass::FloatC: return DType::F32;
+    case TypeClass::Complex: return DType::C64;
     case TypeClass::Int: case TypeClass::IntBool: return DType::I32;
   }
   return DType::F32;
@@ -338,6 +344,10 @@ std::vector<Case> casesFor(Op op) {
       break;
     case OpCategory::Predicate:
       cs.push_back(single(op, "2x3", {T(dt, {2, 3})}, {}, {Gen{-2, 2, true}}));
+      break;
+    case OpCategory::ComplexPart:
+      if (op == Op::Complex) cs.push_back(single(op, "2x3", {T(dt, {2, 3}), T(dt, {2, 3})}));
+      else cs.push_back(single(op, "2x3", {T(dt, {2, 3})}));
       break;
     case OpCategory::Binary: case OpCategory::Compare:
       cs.push_back(single(op, "2x3", {T(dt, {2, 3}), T(dt, {2, 3})}, {}, {g, g}));
