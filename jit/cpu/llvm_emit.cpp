@@ -38,15 +38,7 @@ bool runsParallel(const Kernel& k) {
   return !k.dims.empty() && k.dims[0] >= 2 && k.points() * innerWork(k.body) >= kParallelWork;
 }
 
-// Note [Polling small loop bodies]
-// A host loop polls the interrupt flag (Note [Interrupting compiled code]) once per iteration,
-// but the poll is a volatile load that LLVM must keep in order, so it also keeps the loop from
-// being unrolled and costs a few instructions of a body that is itself a few instructions (a
-// scan writing one carry element: bench group G's in-place scan). When the body is only small
-// kernels and swaps, the loop runs in chunks of up to kMaxPollStride iterations with one poll
-// after each chunk, the chunk sized so that it does about kParallelWork units of work: an
-// interrupt still stops it within microseconds. A body with a product, a sort, a collective or a
-// nested loop polls every iteration as before.
+// Iterations between two interrupt polls (Note [Polling small loop bodies] in llvm_jit.cpp).
 constexpr int64_t kMaxPollStride = 1024;
 
 int64_t pollStride(const std::vector<Step>& body, const Program& p) {

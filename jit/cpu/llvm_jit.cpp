@@ -181,6 +181,15 @@ void optimiseModule(llvm::Module& m, llvm::TargetMachine& tm, int optLevel,
 // minutes cannot be stopped, but a loop of kernels stops within one iteration. The interpreter
 // polls the same flag once per scan and while iteration (jit/interp.cpp), and the CUDA step
 // runner once per loop iteration it issues and per while chunk (StepOptions::interrupt).
+//
+// Note [Polling small loop bodies]
+// The poll is a volatile load that LLVM must keep in order, so it also keeps a loop from being
+// unrolled and costs a few instructions of a body that is itself a few instructions (a scan
+// writing one carry element: bench group G's in-place scan). When a Loop's body is only small
+// kernels, copies and swaps, llvm_emit.cpp runs it in chunks of up to kMaxPollStride (1024)
+// iterations with one poll after each chunk, sized to about kParallelWork units of the body's
+// work (pollStride), so an interrupt still stops it within microseconds. A body with a product,
+// a sort, a collective or a nested loop polls every iteration.
 void emitInterruptPoll(llvm::IRBuilder<>& b, llvm::Value* flag) {
   llvm::LLVMContext& c = b.getContext();
   llvm::Function* fn = b.GetInsertBlock()->getParent();
