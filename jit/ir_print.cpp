@@ -91,6 +91,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
         return {std::string("lower=") + boolText(a.lower), std::string("transpose=") + boolText(a.transpose),
                 std::string("unit_diagonal=") + boolText(a.unitDiagonal)};
       if (e.op == Op::Qr || e.op == Op::Svd) return {std::string("full_matrices=") + boolText(a.fullMatrices)};
+      if (e.op == Op::Irfft) return {"length=" + std::to_string(a.length)};
       return {};
     case OpCategory::Collective: {
       std::vector<std::string> items{"axis_name=" + a.axisName};

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "base/diagnostics.hpp"
+#include "jit/fft.hpp"
 #include "jit/interp_kernels.hpp"
 
 namespace scn {
@@ -32,13 +33,17 @@ int64_t product(const Shape& s) {
 int LinalgCall::numInputs() const { return op == Op::TriangularSolve ? 2 : 1; }
 
 int LinalgCall::numOutputs() const {
-  if (op == Op::Cholesky || op == Op::TriangularSolve) return 1;
+  if (op == Op::Cholesky || op == Op::TriangularSolve || isFftOp(op)) return 1;
   return op == Op::Qr || op == Op::Eigh ? 2 : 3;  // Lu, Svd: 3
 }
 
-int64_t LinalgCall::inputElems(int i) const { return i == 0 ? m * n : n * k; }
+int64_t LinalgCall::inputElems(int i) const {
+  if (isFftOp(op)) return op == Op::Irfft ? n / 2 + 1 : n;
+  return i == 0 ? m * n : n * k;
+}
 
 int64_t LinalgCall::outputElems(int i) const {
+  if (isFftOp(op)) return op == Op::Rfft ? n / 2 + 1 : n;
   int64_t r = std::min(m, n);
   if (op == Op::Cholesky) return n * n;
   if (op == Op::TriangularSolve) return n * k;
@@ -51,9 +56,41 @@ int64_t LinalgCall::outputElems(int i) const {
   return fullMatrices ? n * n : r * n;
 }
 
+DType LinalgCall::inputDType(int) const { return dtype; }
+
+DType LinalgCall::outputDType(int i) const {
+  if (op == Op::Lu && i > 0) return DType::I32;
+  if (op == Op::Rfft) return complexOf(dtype);
+  if (op == Op::Irfft) return componentType(dtype);
+  return dtype;
+}
+
+namespace {
+
+std::string inferFft(Op op, const Type& a, const Attrs& attrs, std::vector<Type>* out) {
+  const std::string name = opName(op);
+  if (a.shape.empty()) return name + " needs an operand of rank 1 or more but got " + typeString(a);
+  bool real = op == Op::Rfft;
+  if (real ? !isFloat(a.dtype) : !isComplex(a.dtype))
+    return name + std::string(" needs a ") + (real ? "real float" : "complex") + " operand but got " + typeString(a);
+  Shape s = a.shape;
+  int64_t n = op == Op::Irfft ? attrs.length : s.back();
+  if (n < 1) return name + " needs a transform length of 1 or more but got " + std::to_string(n);
+  if (op == Op::Irfft && s.back() != n / 2 + 1)
+    return "irfft of length " + std::to_string(n) + " needs " + std::to_string(n / 2 + 1) + " terms but got " +
+           typeString(a);
+  s.back() = op == Op::Rfft ? n / 2 + 1 : n;
+  DType t = op == Op::Rfft ? complexOf(a.dtype) : op == Op::Irfft ? componentType(a.dtype) : a.dtype;
+  *out = {Type{t, s}};
+  return "";
+}
+
+}  // namespace
+
 std::string inferLinalg(Op op, const std::vector<Type>& in, const Attrs& attrs, std::vector<Type>* out) {
   const std::string name = opName(op);
   const Type& a = in[0];
+  if (isFftOp(op)) return inferFft(op, a, attrs, out);
   if (a.shape.size() < 2) return name + " needs an operand of rank 2 or more but got " + typeString(a);
   Shape batch = leading(a.shape);
   int64_t m = a.shape[a.shape.size() - 2], n = a.shape.back(), r = std::min(m, n);
@@ -88,6 +125,11 @@ LinalgCall linalgCallOf(Op op, const std::vector<Type>& in, const Attrs& attrs) 
   const Shape& s = in.at(0).shape;
   c.op = op;
   c.dtype = in[0].dtype;
+  if (isFftOp(op)) {
+    c.batch = product(Shape(s.begin(), s.end() - 1));
+    c.m = c.n = op == Op::Irfft ? attrs.length : s.back();
+    return c;
+  }
   c.batch = product(leading(s));
   c.m = s[s.size() - 2];
   c.n = s.back();
@@ -430,6 +472,7 @@ void runReference(const LinalgCall& c, const void* const* in, void* const* out) 
 }  // namespace
 
 void linalgReference(const LinalgCall& c, const void* const* in, void* const* out) {
+  if (isFftOp(c.op)) return fftReference(c, in[0], out[0]);
   if (c.dtype == DType::F32) return runReference<float>(c, in, out);
   SCN_ASSERT(c.dtype == DType::F64, "linalg on a dtype that is not a float");
   runReference<double>(c, in, out);

@@ -39,12 +39,14 @@ namespace scn {
 //                              of vt) are any orthonormal completion (not unique).
 // Empty matrices (n = 0) give empty results; a batch of 0 matrices does nothing.
 
-/// One call of a Linalg op on `batch` matrices: the sizes and flags of its eqn.
+/// One call of a Linalg op on `batch` matrices (FFT ops: vectors, Note [FFT ops] in jit/fft.hpp):
+/// the sizes and flags of its eqn.
 struct LinalgCall {
   Op op = Op::Cholesky;
-  DType dtype = DType::F64;  // f32 or f64
+  DType dtype = DType::F64;  // of the first operand: f32 or f64 (FFT ops: c64 or c128 too)
   int64_t batch = 1;         // product of the leading axes
-  int64_t m = 0, n = 0;      // the (first) operand is [m, n] (square ops: m == n)
+  int64_t m = 0, n = 0;      // the (first) operand is [m, n] (square ops: m == n); FFT ops: n is
+                             // the transform length, m == n
   int64_t k = 0;             // TriangularSolve: columns of b
   bool lower = true, transpose = false, unitDiagonal = false, fullMatrices = true;
 
@@ -53,6 +55,9 @@ struct LinalgCall {
   int64_t outputElems(int i) const;
   int numInputs() const;
   int numOutputs() const;
+  /// The dtype of input i / output i (lu's pivots are i32; rfft's result complex, irfft's real).
+  DType inputDType(int i) const;
+  DType outputDType(int i) const;
 };
 
 /// The call of a Linalg eqn with these input types (checked by inferTypes first).

@@ -101,6 +101,7 @@ Value whereNonzero(Evaluator& ev, CallArgs& c);
 BuiltinDefs autodiffBuiltins();   // builtins_autodiff.cpp
 BuiltinDefs checkpointBuiltins();  // builtins_checkpoint.cpp
 BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
+BuiltinDefs fftBuiltins();        // builtins_fft.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
 /// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
 AVal singularValues(Evaluator& ev, const AVal& x, Span span);

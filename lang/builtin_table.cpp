@@ -101,7 +101,7 @@ std::map<std::string, Builtin> makeTable() {
                                 assocScanBuiltins, randomBuiltins, ioBuiltins, printingBuiltins,
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins, complexBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
-                                autodiffBuiltins, checkpointBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins,
+                                autodiffBuiltins, checkpointBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins, fftBuiltins,
                                 contractBuiltins, distBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;

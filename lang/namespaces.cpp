@@ -31,7 +31,6 @@ constexpr const char* kCumulative =
     "`cumsum(x, axis=0)` (and `reverse=true` for lax's reverse)";
 constexpr const char* kOtherDistribution =
     "build it from `random.uniform` or `random.normal` (docs/language.md, Random numbers)";
-constexpr const char* kNoFft = "scn's FFT is not implemented yet (it needs complex numbers)";
 constexpr const char* kComparison = "write the operator: `x == y`, `x != y`, `x < y`, `x <= y`, `x > y`, `x >= y`";
 
 const std::vector<ModuleMember> kTable = {
@@ -69,22 +68,22 @@ const std::vector<ModuleMember> kTable = {
     {"linalg", "tensorsolve", nullptr, "reshape to a matrix and use `linalg.solve`"},
     {"linalg", "tensorinv", nullptr, "reshape to a matrix and use `linalg.inv`"},
     // ---- fft (jnp.fft) ----
-    {"fft", "fft", "fft", kNoFft},
-    {"fft", "ifft", "ifft", kNoFft},
-    {"fft", "rfft", "rfft", kNoFft},
-    {"fft", "irfft", "irfft", kNoFft},
-    {"fft", "fft2", "fft2", kNoFft},
-    {"fft", "ifft2", "ifft2", kNoFft},
+    {"fft", "fft", "fft", nullptr},
+    {"fft", "ifft", "ifft", nullptr},
+    {"fft", "rfft", "rfft", nullptr},
+    {"fft", "irfft", "irfft", nullptr},
+    {"fft", "fft2", "fft2", nullptr},
+    {"fft", "ifft2", "ifft2", nullptr},
+    {"fft", "rfft2", "rfft2", nullptr},
+    {"fft", "irfft2", "irfft2", nullptr},
+    {"fft", "fftn", "fftn", nullptr},
+    {"fft", "ifftn", "ifftn", nullptr},
+    {"fft", "rfftn", "rfftn", nullptr},
+    {"fft", "irfftn", "irfftn", nullptr},
     {"fft", "fftfreq", "fftfreq", nullptr},
     {"fft", "rfftfreq", "rfftfreq", nullptr},
-    {"fft", "fftshift", nullptr, "write `roll(x, n // 2)` for a vector of length n"},
-    {"fft", "ifftshift", nullptr, "write `roll(x, -(n // 2))` for a vector of length n"},
-    {"fft", "fftn", nullptr, "scn has the 1-d and 2-d transforms: `fft.fft`, `fft.fft2` and their inverses"},
-    {"fft", "ifftn", nullptr, "scn has the 1-d and 2-d transforms: `fft.ifft`, `fft.ifft2`"},
-    {"fft", "rfft2", nullptr, "scn has the 1-d real transforms `fft.rfft` and `fft.irfft`, and `fft.fft2`"},
-    {"fft", "irfft2", nullptr, "scn has the 1-d real transforms `fft.rfft` and `fft.irfft`, and `fft.ifft2`"},
-    {"fft", "rfftn", nullptr, "scn has the 1-d real transforms `fft.rfft` and `fft.irfft`"},
-    {"fft", "irfftn", nullptr, "scn has the 1-d real transforms `fft.rfft` and `fft.irfft`"},
+    {"fft", "fftshift", "fftshift", nullptr},
+    {"fft", "ifftshift", "ifftshift", nullptr},
     // ---- nn (jax.nn) ----
     {"nn", "relu", "relu", nullptr},
     {"nn", "gelu", "gelu", nullptr},

@@ -1,5 +1,6 @@
 // The Linalg step on the CPU: LAPACK (OpenBLAS's, found by CMake's FindLAPACK) for every op of
-// Note [Linear algebra ops] (jit/linalg.hpp), one matrix of the batch per task of the pool.
+// Note [Linear algebra ops] (jit/linalg.hpp), one matrix of the batch per task of the pool; the
+// FFT ops go to FFTW (jit/cpu/fftw.cpp).
 #include <cblas.h>
 
 #include <algorithm>
@@ -8,8 +9,10 @@
 #include <vector>
 
 #include "base/diagnostics.hpp"
+#include "jit/cpu/fftw.hpp"
 #include "jit/cpu/gemm.hpp"
 #include "jit/cpu/runtime.hpp"
+#include "jit/fft.hpp"
 #include "jit/linalg.hpp"
 
 // Note [Calling LAPACK]
@@ -235,6 +238,7 @@ extern "C" void scn_linalg(scn::cpu::RuntimeCtx* ctx, int32_t op, int32_t dtype,
   using namespace scn;
   cpu::prepareGemmLibrary();  // one OpenBLAS thread (Note [Calling LAPACK])
   LinalgCall c = linalgCallFromFlags(static_cast<Op>(op), static_cast<DType>(dtype), batch, m, n, k, flags);
+  if (isFftOp(c.op)) return cpu::runFftw(ctx, c, in0, out0);
   void* out[3] = {out0, out1, out2};
   auto run = [&](int64_t lo, int64_t hi) {
     for (int64_t b = lo; b < hi; ++b) {

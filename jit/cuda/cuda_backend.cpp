@@ -166,22 +166,23 @@ class DeviceStepTarget : public StepTarget {
     if (st != 0) fail("E0425", Span{}, "a cuBLAS GEMM failed with status " + std::to_string(st));
   }
 
-  // Note [Linalg on the GPU]: cuSOLVER is not wired up yet; the step copies its operands to the
-  // host, runs the reference implementation (jit/linalg.cpp) there and copies the results back.
+  // Note [Linalg on the GPU]: cuSOLVER and cuFFT are not wired up yet; the step copies its
+  // operands to the host, runs the reference implementation (jit/linalg.cpp, jit/fft.cpp) there
+  // and copies the results back.
   // Correct on every input, but slow for large matrices (docs/backend-cuda.md).
   void linalg(const LinalgCall& c, const std::vector<const void*>& in, const std::vector<void*>& out) override {
-    size_t w = dtypeSize(c.dtype);
     std::vector<std::vector<unsigned char>> hin, hout;
     std::vector<const void*> ip;
     std::vector<void*> op;
     for (size_t i = 0; i < in.size(); ++i) {
-      hin.emplace_back(static_cast<size_t>(c.batch * c.inputElems(static_cast<int>(i))) * w);
+      int k = static_cast<int>(i);
+      hin.emplace_back(static_cast<size_t>(c.batch * c.inputElems(k)) * dtypeSize(c.inputDType(k)));
       if (!hin.back().empty()) read(hin.back().data(), in[i], hin.back().size());
       ip.push_back(hin.back().data());
     }
     for (size_t i = 0; i < out.size(); ++i) {
-      bool indices = c.op == Op::Lu && i > 0;
-      hout.emplace_back(static_cast<size_t>(c.batch * c.outputElems(static_cast<int>(i))) * (indices ? 4 : w));
+      int k = static_cast<int>(i);
+      hout.emplace_back(static_cast<size_t>(c.batch * c.outputElems(k)) * dtypeSize(c.outputDType(k)));
       op.push_back(hout.back().data());
     }
     linalgReference(c, ip.data(), op.data());

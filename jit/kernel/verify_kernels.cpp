@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "jit/fft.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 
 namespace scn::kir {
@@ -397,14 +398,15 @@ class Verifier {
       }
       case StepKind::Linalg: {
         const LinalgStep& l = s.linalg;
-        if (l.call.dtype != DType::F32 && l.call.dtype != DType::F64)
-          invalid(where, std::string("a linalg step of ") + dtypeName(l.call.dtype));
+        bool complexOk = isFftOp(l.call.op) && l.call.op != Op::Rfft;
+        if (!isFloat(l.call.dtype) && !(complexOk && isComplex(l.call.dtype)))
+          invalid(where, std::string("a linalg step of ") + opName(l.call.op) + " on " + dtypeName(l.call.dtype));
         if (static_cast<int>(l.in.size()) != l.call.numInputs() || static_cast<int>(l.out.size()) != l.call.numOutputs())
           invalid(where, std::string("a linalg step of ") + opName(l.call.op) + " with the wrong number of operands");
-        for (const Loc& in : l.in) checkLoc(in, l.call.dtype, bound, "a linalg operand", where);
+        for (size_t i = 0; i < l.in.size(); ++i)
+          checkLoc(l.in[i], l.call.inputDType(static_cast<int>(i)), bound, "a linalg operand", where);
         for (size_t i = 0; i < l.out.size(); ++i) {
-          bool indices = l.call.op == Op::Lu && i > 0;
-          checkLoc(l.out[i], indices ? DType::I32 : l.call.dtype, bound, "a linalg result", where);
+          checkLoc(l.out[i], l.call.outputDType(static_cast<int>(i)), bound, "a linalg result", where);
           written_.insert(l.out[i].buffer);
         }
         return;

@@ -12,6 +12,7 @@
 // over named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
   case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
+  case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:                                       \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
   case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:       \
   case Op::Real: case Op::Imag: case Op::Conj: case Op::ComplexAbs: case Op::Angle: case Op::Complex:

@@ -32,7 +32,8 @@ namespace {
 Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin) {
   bool anyTangent = false;
   for (const Tan& t : tin) anyTangent = anyTangent || t.has_value();
-  if (anyTangent && e.op == Op::Complex) noComplexRule(e, complexOf(b.type(in[0]).dtype));
+  // the ops that make a complex value of real ones (the others never see a tangent)
+  if (anyTangent && (e.op == Op::Complex || e.op == Op::Rfft)) noComplexRule(e, complexOf(b.type(in[0]).dtype));
   if (anyTangent && diffKind(e.op) == DiffKind::Unsupported) noRule(e);
   if (anyTangent && isCustomCall(e)) return jvpCustom(b, e, in, tin);
   if (anyTangent && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond)) return jvpControl(b, e, in, tin);

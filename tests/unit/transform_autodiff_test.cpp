@@ -614,7 +614,7 @@ TEST(Autodiff, EveryOpHasADifferentiationKind) {
     if (diffKind(op) == DiffKind::Unsupported) unsupported.push_back(opName(op));
   EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "real", "imag", "conj", "complex_abs", "angle", "complex", "associative_scan", "scatter_mul", "scatter_min",
                                                    "scatter_max", "cholesky", "triangular_solve", "lu", "qr",
-                                                   "eigh", "svd", "psum", "pmax", "pmin", "all_gather",
+                                                   "eigh", "svd", "fft", "ifft", "rfft", "irfft", "psum", "pmax", "pmin", "all_gather",
                                                    "ppermute", "process_sum", "process_max", "process_min",
                                                    "process_gather"}));
   std::vector<Case> cs = cases();
