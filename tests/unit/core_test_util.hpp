@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "jit/backend.hpp"
+#include "jit/fft.hpp"
 #include "jit/ir.hpp"
 #include "base/diagnostics.hpp"
 
@@ -99,7 +101,22 @@ inline std::vector<FuncPtr> opSubs(Op op, DType t) {
 /// batch index; Qr and Svd get tall [batch, 4, 3] matrices): its attrs and inputs. Every op's
 /// results are then unique (eigenvector and singular vector signs by Note [Linear algebra ops]),
 /// so any two implementations must agree; Svd uses the reduced factors (a full u is not unique).
+/// FFT ops (Note [FFT ops]) get [batch, 2, 6] operands (irfft: 4 terms to 7 points), complex ones
+/// with distinct real and imaginary parts: lengths that are not powers of two, so the reference
+/// takes Bluestein's path.
 inline std::vector<Array> linalgExample(Op op, DType t, int64_t batch, Attrs* attrs) {
+  if (isFftOp(op)) {
+    *attrs = Attrs{};
+    attrs->length = 7;
+    Array a(t, {batch, 2, op == Op::Irfft ? 4 : 6});
+    int64_t parts = isComplex(t) ? 2 : 1;
+    for (int64_t i = 0; i < a.size() * parts; ++i) {
+      double v = std::sin(1.0 + 0.7 * static_cast<double>(i)) + 0.1 * static_cast<double>(i % 3);
+      if (componentType(t) == DType::F32) static_cast<float*>(a.raw())[i] = static_cast<float>(v);
+      else static_cast<double*>(a.raw())[i] = v;
+    }
+    return {a};
+  }
   bool tall = op == Op::Qr || op == Op::Svd;
   int64_t m = tall ? 4 : 3, n = 3;
   Array a(t, {batch, m, n});

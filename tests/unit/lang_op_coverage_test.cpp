@@ -128,7 +128,12 @@ std::optional<std::string> bindingOf(const std::string& signature) {
     out += signature[i];
     if (signature[i] != '=') continue;
     out += "...";
-    while (i + 1 < signature.size() && signature[i + 1] != ',' && signature[i + 1] != ')') ++i;
+    // skip the default, which may be a tuple: `axes=(-2, -1)`
+    for (int depth = 0; i + 1 < signature.size(); ++i) {
+      char next = signature[i + 1];
+      if (depth == 0 && (next == ',' || next == ')')) break;
+      depth += next == '(' ? 1 : next == ')' ? -1 : 0;
+    }
   }
   return out;
 }
