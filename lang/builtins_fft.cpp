@@ -161,7 +161,7 @@ Value manyAxes(Evaluator& ev, CallArgs& c, const Transform& t, bool twoD) {
   Span axesSpan = given(a, 2) ? a.span(2) : c.span;
   if (axes.empty()) fail("E0377", axesSpan, std::string(t.name) + " got no axes to transform", "name one axis or more");
   if (s && s->size() != axes.size())
-    fail("E0377", a.span(1), std::string(t.name) + " got " + std::to_string(s->size()) + " sizes for " +
+    fail("E0377", a.span(1), std::string(t.name) + " got s= of " + std::to_string(s->size()) + " entries for " +
                                  std::to_string(axes.size()) + " axes", "give one size in s= per transformed axis");
   std::set<int64_t> seen;
   for (int64_t& ax : axes) {

@@ -1,3 +1,4 @@
+"""Writes tests/programs/fft/transforms.scn: python3 make_transforms.py > transforms.scn (NumPy 2)."""
 import numpy as np
 def lit(a):
     a = np.asarray(a)
@@ -64,7 +65,5 @@ P("# vmap over a batch equals the batched transform; fftshift and ifftshift undo
 P("print(close(vmap(|r| fft.fft(r))(b), fft.fft(b), 1e-5), close(vmap(|r| fft.irfft(r, n=3, axis=0))(fft.rfft(b, axis=1)), b, 1e-5))")
 P("# expect: true true")
 P("print(fft.fftshift(fft.fftfreq(5)), fft.ifftshift(fft.fftshift([0, 1, 2, 3, 4])), fft.fftshift([[0, 1, 2], [3, 4, 5]], axes=1))")
-ev = np.fft.fftshift(np.fft.fftfreq(5)).astype(np.float32)
 P("# expect: [" + ", ".join(str(v) for v in [-0.4, -0.2, 0.0, 0.2, 0.4]) + "] [0, 1, 2, 3, 4] [[2, 0, 1], [5, 3, 4]]")
 print("\n".join(lines))
-print(np.fft.fftshift(np.fft.fftfreq(5)), np.fft.fftshift([[0, 1, 2], [3, 4, 5]], axes=1), np.fft.rfft([1,0,0,0]))
