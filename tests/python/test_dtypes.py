@@ -58,3 +58,16 @@ def test_objects_that_are_not_arrays(ctx):
         ctx.same({"a": 1})
     with pytest.raises(ValueError, match="does not fit in 64 bits"):
         ctx.same(2 ** 70)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fourier_transforms_match_numpy(ctx, dtype):
+    ctx.run("fn spectra(x) = (fft.rfft(x), fft.fft2(x, norm=\"ortho\"), fft.irfft(fft.rfft(x), n=7))")
+    x = np.random.default_rng(3).standard_normal((3, 7)).astype(dtype)
+    r, f2, back = ctx.spectra(x)
+    complex_type = np.complex64 if dtype == np.float32 else np.complex128
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    assert r.dtype == complex_type and f2.dtype == complex_type and back.dtype == dtype
+    np.testing.assert_allclose(r, np.fft.rfft(x), rtol=tol, atol=tol)
+    np.testing.assert_allclose(f2, np.fft.fft2(x, norm="ortho"), rtol=tol, atol=tol)
+    np.testing.assert_allclose(back, x, rtol=tol, atol=tol)

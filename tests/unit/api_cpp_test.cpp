@@ -165,6 +165,38 @@ TEST(ApiCpp, SortArgsortAndTopKAgreeWithStableSort) {
   EXPECT_TRUE(h.diags.empty());
 }
 
+TEST(ApiCpp, FourierTransformsFromTheHost) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn spectrum(x) = (fft.rfft(x), fft.irfft(fft.rfft(x), n=x.shape[-1]))\n"
+                         "fn centred(z) = fft.fftshift(fft.ifft(z, norm=\"ortho\"))\n"));
+  // Two rows of 5 points (odd: not a power of two); the DFT written out is the oracle.
+  std::vector<float> x = {1, 2, 3, 4, 5, 0.5f, -1, 2, 0, 3};
+  auto r = h.ctx.call("spectrum", {scn::ArrayView::of(x.data(), {2, 5})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->at(0).shape(), (std::vector<int64_t>{2, 3}));
+  std::vector<std::complex<float>> X = values<std::complex<float>>(r->at(0));
+  std::vector<float> back = values<float>(r->at(1));
+  const double pi = 3.14159265358979323846;
+  for (int row = 0; row < 2; ++row) {
+    for (int k = 0; k < 3; ++k) {
+      std::complex<double> want = 0;
+      for (int t = 0; t < 5; ++t) want += double(x[row * 5 + t]) * std::polar(1.0, -2 * pi * k * t / 5);
+      EXPECT_NEAR(X[row * 3 + k].real(), want.real(), 1e-5) << row << " " << k;
+      EXPECT_NEAR(X[row * 3 + k].imag(), want.imag(), 1e-5) << row << " " << k;
+    }
+    for (int t = 0; t < 5; ++t) EXPECT_NEAR(back[row * 5 + t], x[row * 5 + t], 1e-5);
+  }
+  std::vector<std::complex<double>> z = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};  // exp(i pi t / 2): one frequency
+  auto c = h.ctx.call("centred", {scn::ArrayView::of(z.data(), {4})});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  std::vector<std::complex<double>> got = values<std::complex<double>>(c->at(0));
+  // ifft's kernel exp(+2 pi i k t / 4) cancels z's at k = 3 (frequency -1), 4 / sqrt(4) = 2 there;
+  // fftshift moves frequency -1 to index 1 (numpy.fft agrees)
+  std::vector<double> want = {0, 2, 0, 0};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(std::abs(got[i]), want[i], 1e-12) << i;
+  EXPECT_TRUE(h.diags.empty());
+}
+
 TEST(ApiCpp, CholeskySolveAndEinsumFromTheHost) {
   Host h;
   ASSERT_TRUE(h.ctx.load("fn chol_solve(a, b) = { let l = cholesky(a); (l, solve(a, b), det(a)) }\n"
