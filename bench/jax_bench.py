@@ -415,7 +415,7 @@ def main():
         del x
 
     if "K" in only:  # issue 17: einsum attention (8, 512, 64) f32; layer norm (4096, 1024) f32;
-        # cholesky / solve of (16, 256, 256) f64
+        # cholesky / solve of (16, 256, 256) f64; rfft of 2^22 f32, fft of (256, 4096) c64 rows
         n, t, rows = (64, 128, 512) if quick else (256, 512, 4096)
         ks = jax.random.split(jax.random.PRNGKey(21), 5)
         q, k, v = (jax.random.normal(kk, (8, t, 64), dtype=jnp.float32) for kk in ks[:3])
@@ -423,6 +423,10 @@ def main():
         a = m @ jnp.swapaxes(m, 1, 2) + n * jnp.eye(n, dtype=jnp.float64)
         b = jax.random.normal(ks[4], (16, n, 16), dtype=jnp.float64)
         x = jax.random.normal(jax.random.PRNGKey(26), (rows, 1024), dtype=jnp.float32)
+        points, fft_rows = (16, 16) if quick else (22, 256)
+        signal = jax.random.normal(jax.random.PRNGKey(27), (2**points,), dtype=jnp.float32)
+        rows_c = jax.lax.complex(jax.random.normal(jax.random.PRNGKey(28), (fft_rows, 4096), dtype=jnp.float32),
+                                 jax.random.normal(jax.random.PRNGKey(29), (fft_rows, 4096), dtype=jnp.float32))
 
         def layer_norm(x):
             return (x - jnp.mean(x, axis=-1, keepdims=True)) / jnp.sqrt(jnp.var(x, axis=-1, keepdims=True) + 1e-5)
@@ -439,10 +443,12 @@ def main():
                                      ("layer norm", f"{rows}x1024", layer_norm, (x,)),
                                      ("cholesky", mats, jnp.linalg.cholesky, (a,)),
                                      ("solve (16 rhs)", mats, jnp.linalg.solve, (a, b)),
-                                     ("cholesky + triangular solves", mats, cho_solve, (a, b))):
+                                     ("cholesky + triangular solves", mats, cho_solve, (a, b)),
+                                     ("rfft f32", f"2^{points}", jnp.fft.rfft, (signal,)),
+                                     ("fft c64 rows", f"{fft_rows}x4096", jnp.fft.fft, (rows_c,))):
             ms, kk, c, _ = measure(fn, args, runs, 0.3)
             emit("K", name, size, ms, kk, c)
-        del q, k, v, x, a, b
+        del q, k, v, x, a, b, signal, rows_c
 
     if "D" in only:  # issue 18: reverse mode through scans (bench/autodiff.scn)
         autodiff_rows(runs, quick)

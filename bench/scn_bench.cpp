@@ -73,7 +73,9 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
                          "fn bench_cholesky(a) = cholesky(a)\n"
                          "fn bench_solve(a, b) = solve(a, b)\n"
                          "fn bench_cho_solve(a, b) = { let l = cholesky(a); "
-                         "triangular_solve(l, triangular_solve(l, b, lower=true), lower=true, trans=1) }"))
+                         "triangular_solve(l, triangular_solve(l, b, lower=true), lower=true, trans=1) }\n"
+                         "fn bench_rfft(x) = fft.rfft(x)\n"
+                         "fn bench_fft_rows(z) = fft.fft(z)"))
     die("bench definitions failed");
   return s;
 }
@@ -349,14 +351,22 @@ void linalgRows(Session& s, const Options& o) {
   std::string rows = o.quick ? "512" : "4096";
   Value x = global(s, "bench_k_x", "normal(key(26), (" + rows + ", 1024))");
   std::string mats = "16x" + ns + "x" + ns + " f64";
+  // FFTs: rfft of one long f32 signal, and a batch of c64 rows (one row per task of the pool)
+  int64_t points = o.quick ? 16 : 22, fftRows = o.quick ? 16 : 256;
+  Value signal = global(s, "bench_k_signal", "normal(key(27), (" + std::to_string(int64_t{1} << points) + ",))");
+  Value rowsC = global(s, "bench_k_rows", "complex(normal(key(28), (" + std::to_string(fftRows) + ", 4096)), "
+                                          "normal(key(29), (" + std::to_string(fftRows) + ", 4096)))");
   std::vector<Variant> vs;
   vs.push_back(prepare(s, "bench_attention", {q, k, v}, rec("scn", "K", "einsum attention", "8x" + ts + "x64")));
   vs.push_back(prepare(s, "bench_layer_norm", {x}, rec("scn", "K", "layer norm", rows + "x1024")));
   vs.push_back(prepare(s, "bench_cholesky", {a}, rec("scn", "K", "cholesky", mats)));
   vs.push_back(prepare(s, "bench_solve", {a, b}, rec("scn", "K", "solve (16 rhs)", mats)));
   vs.push_back(prepare(s, "bench_cho_solve", {a, b}, rec("scn", "K", "cholesky + triangular solves", mats)));
+  vs.push_back(prepare(s, "bench_rfft", {signal}, rec("scn", "K", "rfft f32", "2^" + std::to_string(points))));
+  vs.push_back(prepare(s, "bench_fft_rows", {rowsC}, rec("scn", "K", "fft c64 rows", std::to_string(fftRows) + "x4096")));
   runGroup(std::move(vs), o, 0.3);
-  for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_x", "bench_k_m", "bench_k_a", "bench_k_b"})
+  for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_x", "bench_k_m", "bench_k_a", "bench_k_b",
+                        "bench_k_signal", "bench_k_rows"})
     global(s, g, "0");
 }
 
