@@ -156,6 +156,9 @@ Value manyAxes(Evaluator& ev, CallArgs& c, const Transform& t, bool twoD) {
     axes = {-2, -1};
   } else {
     size_t k = s ? s->size() : rank;
+    if (k > rank)
+      fail("E0377", a.span(1), std::string(t.name) + " got s= of " + std::to_string(k) + " entries for an array of rank " +
+                                   std::to_string(rank), "give at most one size per axis, or name the axes with axes=");
     for (size_t i = 0; i < k; ++i) axes.push_back(static_cast<int64_t>(rank) - static_cast<int64_t>(k) + static_cast<int64_t>(i));
   }
   Span axesSpan = given(a, 2) ? a.span(2) : c.span;
