@@ -155,6 +155,18 @@ def main():
         table(["workload", "variant", "size", "scn ms", "JAX ms", "JAX/scn", "scn compile ms",
                "JAX compile ms", "scn peak MiB", "JAX peak MiB", "scn kernels", "scn copied MiB"], rows)
 
+    rows = []
+    for r in scn:  # the groups of issues 16 and 17 (G, X, K, ...): scn beside JAX, one row each
+        if r["sys"] != "scn" or r["workload"] in ("W1", "W2", "W3", "A", "M", "L", "D", "S"):
+            continue
+        j = jx.get(key(r), {})
+        ratio = j["ms"] / r["ms"] if j.get("ms") and r.get("ms") else None
+        rows.append([r["workload"], r["variant"], r["size"], ms(r.get("ms")), ms(j.get("ms")),
+                     "-" if ratio is None else f"{ratio:.2f}", ms(r.get("compile_ms")), ms(j.get("compile_ms"))])
+    if rows:
+        print("Library workloads, scn vs JAX (medians; JAX/scn = t_JAX / t_scn, > 1: scn faster):\n")
+        table(["group", "variant", "size", "scn ms", "JAX ms", "JAX/scn", "scn compile ms", "JAX compile ms"], rows)
+
     goals = []
     w1 = {r["variant"]: r for r in scn if r["sys"] == "scn" and r["workload"] == "W1"}
     if "scan" in w1 and "unrolled" in w1:

@@ -429,6 +429,34 @@ TEST(CpuBackend, EveryOpMatchesTheInterpreter) {
   }
 }
 
+TEST(CpuBackend, ALongTransformRunsOnThePoolAndMatchesTheReference) {
+  // A batch of one with n >= 2^15 takes FFTW's threaded plans on scn's pool (Note [Calling
+  // FFTW]); each result must equal the reference FFT to the rounding of an f32 sum of n terms.
+  struct Long { Op op; DType t; int64_t n, len; };
+  for (Long l : {Long{Op::Fft, DType::C64, 1 << 16, 1 << 16}, Long{Op::Rfft, F32, 3 << 14, 3 << 14},
+                 Long{Op::Irfft, DType::C128, (1 << 15) + 1, 1 << 16}, Long{Op::Ifft, DType::C128, 40000, 40000}}) {
+    SCOPED_TRACE(std::string(opName(l.op)) + " of " + std::to_string(l.len));
+    Builder b("long_fft");
+    Attrs a;
+    a.length = l.len;
+    int x = b.param(ty(l.t, {l.n}));
+    FuncPtr f = b.ret({b.emit1(l.op, {x}, a)});
+    Array in = randomArray(l.t, {l.n}, 31, false);
+    Array want = interpret(*f, {in})[0];
+    Array got = backend().compile(f)->run({in}, nullptr)[0];
+    ASSERT_EQ(got.size(), want.size());
+    double err = 0, scale = 0;
+    int64_t parts = isComplex(want.dtype) ? 2 : 1;
+    for (int64_t i = 0; i < want.size() * parts; ++i) {
+      double w = componentType(want.dtype) == F32 ? static_cast<const float*>(want.raw())[i] : static_cast<const double*>(want.raw())[i];
+      double g = componentType(got.dtype) == F32 ? static_cast<const float*>(got.raw())[i] : static_cast<const double*>(got.raw())[i];
+      err = std::max(err, std::fabs(w - g));
+      scale = std::max(scale, std::fabs(w));
+    }
+    EXPECT_LT(err, (componentType(want.dtype) == F32 ? 1e-5 : 1e-12) * scale) << "scale " << scale;
+  }
+}
+
 TEST(CpuBackend, ScanCarriesAreNotCopiedPerIteration) {
   Builder body("step");
   int c = body.param(ty(F32, {64})), x = body.param(ty(F32, {64}));
