@@ -1,5 +1,5 @@
 // Builtins of jax.numpy.fft: fft ifft rfft irfft, fft2 ifft2 rfft2 irfft2, fftn ifftn rfftn
-// irfftn, fftshift ifftshift, on the FFT ops (Note [FFT ops] in jit/fft.hpp); fftfreq and
+// irfftn, hfft ihfft, fftshift ifftshift, on the FFT ops (Note [FFT ops] in jit/fft.hpp); fftfreq and
 // rfftfreq are in builtins_creation.cpp.
 #include <cmath>
 #include <set>
@@ -179,6 +179,25 @@ Value manyAxes(Evaluator& ev, CallArgs& c, const Transform& t, bool twoD) {
   return arr(transform(ev, a, 3, x, t, axes, sizes, c.span));
 }
 
+// hfft(a, n=None, axis=-1, norm=None): the real spectrum of a signal with Hermitian symmetry
+// given by its first half, jnp's irfft(conj(a), n) * n; ihfft(a, ...): its inverse,
+// conj(rfft(a, n)) / n. As in jnp, norm= counts hfft as a forward and ihfft as an inverse
+// transform, and the factor n comes on top.
+Value hermitian(Evaluator& ev, CallArgs& c, bool inverse) {
+  Transform t{inverse ? "ihfft" : "hfft", inverse ? Kind::RealToComplex : Kind::ComplexToReal, inverse};
+  Args a(ev, c, t.name, {"a", "n=", "axis=", "norm="});
+  AVal x = operand(ev, a.array(0), t, a.span(0));
+  int64_t axis = ArrayOps::normAxis(a.integer(2, -1), x.type.shape.size(), a.span(2), t.name);
+  int64_t n = given(a, 1) ? a.integer(1, std::nullopt, StaticUse::Shape) : defaultLength(x.type.shape[axis], t, true);
+  n = checkedLength(n, t, given(a, 1) ? a.span(1) : c.span);
+  ArrayOps& ops = ev.ops();
+  if (!inverse) x = ops.complexPart(Op::Conj, x, c.span);
+  x = transform(ev, a, 3, x, t, {axis}, {n}, c.span);
+  if (inverse) x = ops.complexPart(Op::Conj, x, c.span);
+  double scale = inverse ? 1.0 / static_cast<double>(n) : static_cast<double>(n);
+  return arr(ops.binary(Op::Mul, x, strongScalar(componentType(x.type.dtype), scale), c.span, t.name));
+}
+
 constexpr Transform kFft{"fft", Kind::Complex, false}, kIfft{"ifft", Kind::Complex, true};
 constexpr Transform kRfft{"rfft", Kind::RealToComplex, false}, kIrfft{"irfft", Kind::ComplexToReal, true};
 constexpr Transform kFft2{"fft2", Kind::Complex, false}, kIfft2{"ifft2", Kind::Complex, true};
@@ -241,6 +260,10 @@ BuiltinDefs fftBuiltins() {
                [](Evaluator& ev, CallArgs& c) { return manyAxes(ev, c, kRfftn, false); }},
               {"irfftn(a, s=None, axes=None, norm=None)", "the real inverse of rfftn",
                [](Evaluator& ev, CallArgs& c) { return manyAxes(ev, c, kIrfftn, false); }},
+              {"hfft(a, n=None, axis=-1, norm=None)", "the real spectrum of a Hermitian-symmetric signal given by its first half: irfft(conj(a), n) * n",
+               [](Evaluator& ev, CallArgs& c) { return hermitian(ev, c, false); }},
+              {"ihfft(a, n=None, axis=-1, norm=None)", "the inverse of hfft for real a: conj(rfft(a, n)) / n",
+               [](Evaluator& ev, CallArgs& c) { return hermitian(ev, c, true); }},
               {"fftshift(x, axes=None)", "x rolled by n // 2 along each of axes (all by default): the zero frequency to the centre",
                [](Evaluator& ev, CallArgs& c) { return shift(ev, c, false); }},
               {"ifftshift(x, axes=None)", "the inverse of fftshift: x rolled by -(n // 2) along each of axes",

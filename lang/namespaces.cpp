@@ -80,6 +80,8 @@ const std::vector<ModuleMember> kTable = {
     {"fft", "ifftn", "ifftn", nullptr},
     {"fft", "rfftn", "rfftn", nullptr},
     {"fft", "irfftn", "irfftn", nullptr},
+    {"fft", "hfft", "hfft", nullptr},
+    {"fft", "ihfft", "ihfft", nullptr},
     {"fft", "fftfreq", "fftfreq", nullptr},
     {"fft", "rfftfreq", "rfftfreq", nullptr},
     {"fft", "fftshift", "fftshift", nullptr},

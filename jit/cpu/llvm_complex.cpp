@@ -97,6 +97,13 @@ Value* emitComplexOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Val
     case Op::Sqrt: return callOut(b, "scn_csqrt", t, {re(b, a[0]), im(b, a[0])});
     case Op::Sin: return callOut(b, "scn_csin", t, {re(b, a[0]), im(b, a[0])});
     case Op::Cos: return callOut(b, "scn_ccos", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Tanh: return callOut(b, "scn_ctanh", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Tan: return callOut(b, "scn_ctan", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Log1p: return callOut(b, "scn_clog1p", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Expm1: return callOut(b, "scn_cexpm1", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Log2: return callOut(b, "scn_clog2", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Log10: return callOut(b, "scn_clog10", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Exp2: return callOut(b, "scn_cexp2", t, {re(b, a[0]), im(b, a[0])});
     case Op::Real: return re(b, a[0]);
     case Op::Imag: return im(b, a[0]);
     case Op::Conj: return make(b, t, re(b, a[0]), b.CreateFNeg(im(b, a[0])));

@@ -55,7 +55,7 @@ TEST_F(Namespaces, EveryNameOfIssue17IsInTheTable) {
       "linalg.solve", "linalg.inv", "linalg.det", "linalg.slogdet", "linalg.cholesky", "linalg.qr",
       "linalg.eigh", "linalg.svd", "linalg.norm", "linalg.triangular_solve",
       "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.rfft2", "fft.irfft2", "fft.fftn",
-      "fft.ifftn", "fft.rfftn", "fft.irfftn", "fft.fftfreq", "fft.rfftfreq", "fft.fftshift", "fft.ifftshift",
+      "fft.ifftn", "fft.rfftn", "fft.irfftn", "fft.hfft", "fft.ihfft", "fft.fftfreq", "fft.rfftfreq", "fft.fftshift", "fft.ifftshift",
       "nn.relu", "nn.gelu", "nn.silu", "nn.softplus", "nn.sigmoid", "nn.log_sigmoid", "nn.softmax",
       "nn.log_softmax", "nn.one_hot", "nn.logsumexp",
       "lax.switch", "lax.map", "lax.scan", "lax.fori_loop", "lax.while_loop", "lax.cond",

@@ -1,5 +1,5 @@
-"""jnp.fft: the transforms fft ifft rfft irfft, fft2 ifft2 rfft2 irfft2, fftn ifftn rfftn irfftn
-(n=, s=, axis=, axes=, norm=), fftshift ifftshift, and the sample frequencies fftfreq and rfftfreq
+"""jnp.fft: the transforms fft ifft rfft irfft, fft2 ifft2 rfft2 irfft2, fftn ifftn rfftn irfftn,
+hfft ihfft (n=, s=, axis=, axes=, norm=), fftshift ifftshift, and the sample frequencies fftfreq and rfftfreq
 (Note [FFT ops] in jit/fft.hpp, Note [FFT builtins] in lang/builtins_fft.cpp).
 
 Inputs of the transforms are finite: a NaN or an infinity spreads to every output, but which
@@ -67,6 +67,12 @@ TRANSFORMS = [
     case("rfftn_forward", "fft.rfftn(x0, norm=\"forward\")", lambda x: jnp.fft.rfftn(x, norm="forward"),
          lambda r: [real(r, (4, 6, 8))]),
     case("irfftn_3d", "fft.irfftn(x0)", jnp.fft.irfftn, lambda r: [cplx(r, (4, 5, 5))]),
+    case("hfft_default", "fft.hfft(x0)", jnp.fft.hfft, lambda r: [cplx(r, (3, 6))]),
+    case("hfft_n_ortho", "fft.hfft(x0, n=9, norm=\"ortho\")", lambda x: jnp.fft.hfft(x, n=9, norm="ortho"),
+         lambda r: [cplx(r, (5,))]),
+    case("ihfft_axis0", "fft.ihfft(x0, axis=0)", lambda x: jnp.fft.ihfft(x, axis=0), lambda r: [real(r, (7, 2))]),
+    case("ihfft_forward", "ihfft(x0, norm=\"forward\")", lambda x: jnp.fft.ihfft(x, norm="forward"),
+         lambda r: [real(r, (10,))]),
     case("fftshift_all", "fft.fftshift(x0)", jnp.fft.fftshift, lambda r: [real(r, (5, 6))], dict(rtol=0.0)),
     case("fftshift_axis", "fft.fftshift(x0, axes=0)", lambda x: jnp.fft.fftshift(x, axes=0), lambda r: [ints(r, (5, 3))],
          dict(rtol=0.0)),
