@@ -189,8 +189,13 @@ Value rfftfreq(Evaluator& ev, CallArgs& c) {
 // array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
 Value array(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "array", {"x", "dtype="});
+  std::optional<DType> dtype = a.dtype(1);
   std::function<AVal(const Value&)> build = [&](const Value& v) -> AVal {
-    if (!v.isTuple()) return toArray(v, a.span(0), "array");
+    if (!v.isTuple()) {
+      AVal x = toArray(v, a.span(0), "array");
+      const Array* written = x.literalValues();  // Note [Array literals]: exact under a dtype
+      return written && dtype ? AVal::of(*written, true) : x;
+    }
     if (v.elems->empty()) fail("E0207", a.span(0), "array of an empty tuple has no dtype", "use zeros((0,))");
     std::vector<AVal> parts;
     for (const Value& e : *v.elems) parts.push_back(build(e));
@@ -208,7 +213,7 @@ Value array(Evaluator& ev, CallArgs& c) {
     return r;
   };
   AVal r = build(a.get(0));
-  if (auto t = a.dtype(1)) r = ev.ops().convert(r, *t, c.span);
+  if (dtype) r = ev.ops().convert(r, *dtype, c.span);
   else r = defaultize(r, a.span(0));
   r.weak = false;
   return arr(r);

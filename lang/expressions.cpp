@@ -128,6 +128,10 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
 // strongly typed at the default dtype (`[1, 2]` is i32, and `[1, 2] * x_i64` is i64 by
 // promotion, not by weakness). Traced elements stage the stack (a literal inside a `fn` may hold
 // parameters); static ones fold, so `[n, 3]` of a static `n` is a static shape. `[]` is f32[0].
+// A literal of weak numbers (nested ones too) keeps its values as written beside the result
+// (AVal::literal), so that `array([0.1, 2**40], dtype=f64)` converts them exactly, as
+// jnp.array with an explicit dtype does under x64, instead of through f32 (or failing on an
+// integer past i32).
 namespace {
 [[noreturn]] void failRagged(const ListExpr& e, size_t row, const Shape& first, const Shape& got) {
   std::string message =
@@ -147,15 +151,21 @@ Value Evaluator::evalList(const ListExpr& e, const std::shared_ptr<Env>& env) {
   if (e.elems.empty()) return Value::ofArray(AVal::of(Array(DType::F32, {0})));
   std::vector<AVal> rows;
   Shape rowShape;
+  bool asWritten = true;  // every element a weak static number or a literal of them
   for (size_t i = 0; i < e.elems.size(); ++i) {
     AVal x = toArray(eval(*e.elems[i], env), e.elems[i]->span, "an array literal");
     if (i == 0) rowShape = x.type.shape;
     else if (x.type.shape != rowShape) failRagged(e, i, rowShape, x.type.shape);
+    if (const Array* written = x.literalValues()) x = AVal::of(*written, true);
+    asWritten = asWritten && x.weak && x.isStatic();
     rows.push_back(ops_.expandDims(x, 0, e.elems[i]->span));
   }
   AVal r = rows.size() == 1 ? rows[0] : ops_.concat(std::move(rows), 0, e.span);
+  std::optional<Array> written;
+  if (asWritten && r.weak && r.isStatic()) written = *r.concrete;
   r = defaultize(std::move(r), e.span);
   r.weak = false;
+  if (written) r.literal = std::make_shared<const AVal::Literal>(AVal::Literal{r.concrete->raw(), std::move(*written)});
   return Value::ofArray(std::move(r));
 }
 

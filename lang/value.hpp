@@ -34,8 +34,20 @@ struct AVal {
   Trace* trace = nullptr;
   int var = -1;
   std::shared_ptr<const Origin> origin;  // traced values only
+  /// A list literal's elements as written, before they took the default dtype: weak storage
+  /// (f64, i64, c128) for array(x, dtype=) to convert exactly (Note [Array literals]). `of` is
+  /// the data of the concrete array they shadow, so a copy whose data was replaced drops them.
+  struct Literal {
+    const void* of;
+    Array values;
+  };
+  std::shared_ptr<const Literal> literal;
 
   bool isStatic() const { return concrete.has_value(); }
+  /// The literal's exact values while they still shadow this array, else null.
+  const Array* literalValues() const {
+    return literal && concrete && literal->of == concrete->raw() ? &literal->values : nullptr;
+  }
   static AVal of(Array a, bool weak = false) {
     AVal v;
     v.type = Type{a.dtype, a.shape};

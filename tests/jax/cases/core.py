@@ -6,6 +6,11 @@ import numpy as np
 from case import Case, floats
 
 CASES = [
+    # an array literal's numbers are converted exactly under array(x, dtype=) (Note [Array literals])
+    Case("literal_f64_exact", "fn literal_f64_exact() = array([[0.1, 0.2], [1e-300, 2.5e-8]], dtype=f64)",
+         lambda: jnp.array([[0.1, 0.2], [1e-300, 2.5e-8]], dtype=jnp.float64), lambda r: [], x64=True, rtol=0.0),
+    Case("literal_c128_exact", "fn literal_c128_exact() = array([0.1 + 0.3j, 1e-200j], dtype=c128)",
+         lambda: jnp.array([0.1 + 0.3j, 1e-200j], dtype=jnp.complex128), lambda r: [], x64=True, rtol=0.0),
     Case("sum_axis1", "fn sum_axis1(x) = sum(x, axis=1)", lambda x: jnp.sum(x, axis=1),
          lambda r: [floats(r, (5, 7), special=False)], rtol=1e-5),
     Case("max_with_nan", "fn max_with_nan(x) = max(x, axis=0)", lambda x: jnp.max(x, axis=0),
