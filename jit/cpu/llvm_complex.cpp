@@ -104,6 +104,8 @@ Value* emitComplexOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Val
     case Op::Log2: return callOut(b, "scn_clog2", t, {re(b, a[0]), im(b, a[0])});
     case Op::Log10: return callOut(b, "scn_clog10", t, {re(b, a[0]), im(b, a[0])});
     case Op::Exp2: return callOut(b, "scn_cexp2", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Reciprocal: return callOut(b, "scn_creciprocal", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Sigmoid: return callOut(b, "scn_csigmoid", t, {re(b, a[0]), im(b, a[0])});
     case Op::Real: return re(b, a[0]);
     case Op::Imag: return im(b, a[0]);
     case Op::Conj: return make(b, t, re(b, a[0]), b.CreateFNeg(im(b, a[0])));

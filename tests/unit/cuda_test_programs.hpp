@@ -24,6 +24,12 @@ struct TestProgram {
 
 inline bool inClass(DType t, TypeClass c) { return inTypeClass(t, c); }
 
+/// Whether inputs with infinities and NaNs make `op`'s result depend on the order of its
+/// combining steps: a complex product of infinities is NaN or inf by the order the partial
+/// products meet (the textbook formula, Note [Complex numbers]), and the emulated kernels and the
+/// interpreter multiply in different orders. Such ops get finite inputs.
+inline bool orderSensitive(Op op, DType t) { return isComplex(t) && (op == Op::ReduceProd || op == Op::CumProd); }
+
 inline Array scalarI32(int64_t v) { return Array::scalarInt(DType::I32, v); }
 
 /// A vector of `t` holding `values`.
@@ -134,7 +140,7 @@ inline void addOpPrograms(ProgramSet& ps) {
             for (int64_t ax : axes) n += std::to_string(ax);
             Builder c(n);
             int x = c.param(ty(t, {3, 4, 5}));
-            ps.add(n, c.ret({c.emit1(op, {x}, axesAttr(axes))}), {ps.rnd(t, {3, 4, 5})});
+            ps.add(n, c.ret({c.emit1(op, {x}, axesAttr(axes))}), {ps.rnd(t, {3, 4, 5}, !orderSensitive(op, t))});
           }
           break;
         case OpCategory::ArgReduce:
@@ -151,7 +157,7 @@ inline void addOpPrograms(ProgramSet& ps) {
               int x = c.param(ty(t, S));
               Attrs a = axesAttr({ax});
               a.reverse = rev;
-              ps.add(c.f->name, c.ret({c.emit1(op, {x}, a, test::opSubs(op, t))}), {ps.rnd(t, S)});
+              ps.add(c.f->name, c.ret({c.emit1(op, {x}, a, test::opSubs(op, t))}), {ps.rnd(t, S, !orderSensitive(op, t))});
             }
           break;
         case OpCategory::BroadcastInDim: {

@@ -57,7 +57,7 @@ CASES = [
     Case("c_exp_f64", "fn c_exp_f64(a) = exp(a)", lambda a: jnp.exp(a), c1_64, x64=True, rtol=1e-13, atol=1e-14),
     Case("c_sqrt_f64", "fn c_sqrt_f64(a) = sqrt(a)", lambda a: jnp.sqrt(a), c1_64, x64=True, rtol=1e-13, atol=1e-14),
     Case("c_log_f64", "fn c_log_f64(a) = log(a)", lambda a: jnp.log(a), c1_64, x64=True, rtol=1e-13, atol=1e-14),
-    # tanh tan log1p expm1 log2 log10 exp2 (session 14): Kahan's tanh and the expm1/log1p forms
+    # tanh tan log1p expm1 log2 log10 exp2 reciprocal sigmoid (session 14): Kahan's tanh and the expm1/log1p forms
     # against XLA's; inputs of scale 2 (tanh's large-|re| branch needs |re| > 9: c_tanh_wide)
     Case("c_tanh", "fn c_tanh(a) = tanh(a)", lambda a: jnp.tanh(a), c1, rtol=4e-6, atol=1e-6),
     Case("c_tanh_wide", "fn c_tanh_wide(a) = tanh(a * 8.0)", lambda a: jnp.tanh(J(a) * 8.0), c1, rtol=4e-6, atol=1e-6),
@@ -70,6 +70,8 @@ CASES = [
          rtol=4e-6, atol=1e-10),
     Case("c_log2_log10_exp2", "fn c_log2_log10_exp2(a) = (log2(a), log10(a), exp2(a))",
          lambda a: (jnp.log2(a), jnp.log10(a), jnp.exp2(a)), c1, rtol=4e-6, atol=1e-6),
+    Case("c_reciprocal_sigmoid", "fn c_reciprocal_sigmoid(a) = (reciprocal(a), sigmoid(a), nn.sigmoid(a))",
+         lambda a: (jnp.reciprocal(a), jax.nn.sigmoid(a), jax.nn.sigmoid(a)), c1, rtol=4e-6, atol=1e-6),
     Case("c_tanh_f64", "fn c_tanh_f64(a) = (tanh(a), tanh(a * 12.0))", lambda a: (jnp.tanh(a), jnp.tanh(J(a) * 12.0)),
          c1_64, x64=True, rtol=1e-13, atol=1e-14),
     Case("c_log1p_expm1_f64", "fn c_log1p_expm1_f64(a) = (log1p(a), expm1(a))", lambda a: (jnp.log1p(a), jnp.expm1(a)),
