@@ -24,11 +24,11 @@ namespace scn::cpu {
 // one plan on its own row. Plans are FFTW_ESTIMATE: FFTW_MEASURE would time candidate plans on
 // the first call (40 s for 2^22 points here; with fftw_set_timelimit(0.3) it found nothing
 // faster), overwrite the arrays while doing so, and pick its plan by timing, so that the same
-// program could round differently from one process to the next; ESTIMATE's plans are fixed. A batch is split over scn's pool, each
-// transform on one thread (Note [One thread pool for GEMM]). A complex-to-real transform
-// destroys its input, which may still be live, so each task copies its rows into a scratch row
-// first. FFTW leaves the inverse transforms unnormalised:
-// the 1/n of ifft and irfft is applied here.
+// program could round differently from one process to the next; ESTIMATE's plans are fixed. A
+// batch is split over scn's pool, each transform on one thread (Note [One thread pool for
+// GEMM]). A complex-to-real transform destroys its input, which may still be live, so each task
+// copies its rows into a scratch row first. FFTW leaves the inverse transforms unnormalised: the
+// 1/n of ifft and irfft is applied here.
 //
 // A single long transform (a batch of one, n >= kThreadedFrom) would leave the other cores idle,
 // so it gets a plan for as many threads as scn's pool has, and FFTW's threads are scn's: FFTW
