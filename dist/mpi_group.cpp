@@ -26,6 +26,8 @@ MPI_Datatype mpiType(DType t) {
     case DType::F64: return MPI_DOUBLE;
     case DType::C64: return MPI_C_FLOAT_COMPLEX;
     case DType::C128: return MPI_C_DOUBLE_COMPLEX;
+    // Only moved: a reduction of bf16 / f16 runs in f32 (widen-low-precision, jit/widen.hpp).
+    case DType::BF16: case DType::F16: return MPI_UINT16_T;
   }
   return MPI_BYTE;
 }

@@ -31,11 +31,13 @@ static_assert(static_cast<int>(DataType::Bool) == static_cast<int>(DType::Bool) 
               static_cast<int>(DataType::F32) == static_cast<int>(DType::F32) &&
               static_cast<int>(DataType::F64) == static_cast<int>(DType::F64) &&
               static_cast<int>(DataType::C64) == static_cast<int>(DType::C64) &&
-              static_cast<int>(DataType::C128) == static_cast<int>(DType::C128));
+              static_cast<int>(DataType::C128) == static_cast<int>(DType::C128) &&
+              static_cast<int>(DataType::BF16) == static_cast<int>(DType::BF16) &&
+              static_cast<int>(DataType::F16) == static_cast<int>(DType::F16));
 
 namespace {
 
-bool validDataType(DataType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DataType::C128); }
+bool validDataType(DataType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DataType::F16); }
 
 DiagnosticSeverity severityOf(Severity s) {
   switch (s) {

@@ -10,7 +10,7 @@
 namespace scn {
 
 namespace {
-bool validDataType(DataType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DataType::C128); }
+bool validDataType(DataType t) { return static_cast<unsigned>(t) <= static_cast<unsigned>(DataType::F16); }
 }  // namespace
 
 /// Copies a strided host array into the contiguous `out` (bool bytes are normalised to 0/1).

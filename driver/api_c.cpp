@@ -49,7 +49,9 @@ static_assert(static_cast<int>(SCN_BOOL) == static_cast<int>(scn::DataType::Bool
               static_cast<int>(SCN_F32) == static_cast<int>(scn::DataType::F32) &&
               static_cast<int>(SCN_F64) == static_cast<int>(scn::DataType::F64) &&
               static_cast<int>(SCN_C64) == static_cast<int>(scn::DataType::C64) &&
-              static_cast<int>(SCN_C128) == static_cast<int>(scn::DataType::C128));
+              static_cast<int>(SCN_C128) == static_cast<int>(scn::DataType::C128) &&
+              static_cast<int>(SCN_BF16) == static_cast<int>(scn::DataType::BF16) &&
+              static_cast<int>(SCN_F16) == static_cast<int>(scn::DataType::F16));
 
 /// The integer a C host stored in an enum-typed field or argument. A C host may store any int
 /// there; C++ must not load an out-of-range value as the enum itself, so the bytes are read.
@@ -60,7 +62,7 @@ long long rawValue(const E& e) {
   return static_cast<long long>(v);
 }
 
-bool validDType(long long t) { return t >= SCN_BOOL && t <= SCN_C128; }
+bool validDType(long long t) { return t >= SCN_BOOL && t <= SCN_F16; }
 
 scn_status statusOf(const scn::Status& s) { return static_cast<scn_status>(s.code()); }
 

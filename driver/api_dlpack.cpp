@@ -27,7 +27,7 @@ namespace scn {
 
 namespace {
 
-const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128";
+const char* const kDtypes = "bool, int32, int64, uint32, uint64, bfloat16, float16, float32, float64, complex64 or complex128";
 
 std::string dtypeText(const DLDataType& t) {
   std::string kind;
@@ -51,6 +51,8 @@ DataType dataTypeOf(const DLDataType& t) {
     if (t.code == kDLInt && t.bits == 64) return DataType::I64;
     if (t.code == kDLUInt && t.bits == 32) return DataType::U32;
     if (t.code == kDLUInt && t.bits == 64) return DataType::U64;
+    if (t.code == kDLBfloat && t.bits == 16) return DataType::BF16;
+    if (t.code == kDLFloat && t.bits == 16) return DataType::F16;
     if (t.code == kDLFloat && t.bits == 32) return DataType::F32;
     if (t.code == kDLFloat && t.bits == 64) return DataType::F64;
     if (t.code == kDLComplex && t.bits == 64) return DataType::C64;
@@ -72,6 +74,8 @@ DLDataType dlpackOf(DataType t) {
     case DataType::F64: return make(kDLFloat, 64);
     case DataType::C64: return make(kDLComplex, 64);
     case DataType::C128: return make(kDLComplex, 128);
+    case DataType::BF16: return make(kDLBfloat, 16);
+    case DataType::F16: return make(kDLFloat, 16);
   }
   return make(kDLFloat, 32);
 }

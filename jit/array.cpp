@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -103,29 +104,29 @@ Array::Array(DType dtype_, Shape shape_) : dtype(dtype_), shape(std::move(shape_
 }
 
 double Array::getDouble(int64_t i) const {
-  return dispatchWithComplex(dtype, [&]<typename T>() -> double {
+  return dispatchWithLowPrecision(dtype, [&]<typename T>() -> double {
     return ::scn::scalar::convert<double>(data<T>()[i]);
   });
 }
 
 int64_t Array::getInt(int64_t i) const {
-  return dispatchWithComplex(dtype, [&]<typename T>() -> int64_t {
+  return dispatchWithLowPrecision(dtype, [&]<typename T>() -> int64_t {
     return ::scn::scalar::convert<int64_t>(data<T>()[i]);
   });
 }
 
 uint64_t Array::getUInt(int64_t i) const {
-  return dispatchWithComplex(dtype, [&]<typename T>() -> uint64_t {
+  return dispatchWithLowPrecision(dtype, [&]<typename T>() -> uint64_t {
     return ::scn::scalar::convert<uint64_t>(data<T>()[i]);
   });
 }
 
 void Array::setDouble(int64_t i, double v) {
-  dispatchWithComplex(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+  dispatchWithLowPrecision(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
 }
 
 void Array::setInt(int64_t i, int64_t v) {
-  dispatchWithComplex(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
+  dispatchWithLowPrecision(dtype, [&]<typename T>() { data<T>()[i] = ::scn::scalar::convert<T>(v); });
 }
 
 Array Array::scalar(DType dtype, double v) {
@@ -150,17 +151,10 @@ Array Array::clone() const {
 
 namespace {
 
-// Python's repr of a float: the shortest digits that round-trip in the dtype, fixed notation
-// when the decimal point falls within 16 digits (1000000.0, 0.0001), scientific otherwise
-// (1e+16, 1e-05); fixed forms always carry a '.'.
-template <typename F>
-std::string formatFloat(F v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
-  // sci is "[-]d[.ddd]e(+|-)XX"
+// Python's repr of a float given its shortest round-tripping digits as "[-]d[.ddd]e(+|-)XX":
+// fixed notation when the decimal point falls within 16 digits (1000000.0, 0.0001), scientific
+// otherwise (1e+16, 1e-05); fixed forms always carry a '.'.
+std::string formatScientific(const std::string& sci) {
   size_t epos = sci.find('e');
   int exponent = std::atoi(sci.c_str() + epos + 1);
   bool negative = sci[0] == '-';
@@ -181,6 +175,30 @@ std::string formatFloat(F v) {
   return out;
 }
 
+// f32 / f64: the shortest digits that round-trip in the dtype.
+template <typename F>
+std::string formatFloat(F v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return formatScientific(std::string(buf, res.ptr));
+}
+
+// bf16 / f16: the shortest digits that give the same 16 bits back, as ml_dtypes' repr (5
+// significant digits always suffice for f16, 4 for bf16).
+template <typename Low>
+std::string formatLowPrecision(Low v) {
+  float wide = ::scn::scalar::convert<float>(v);
+  if (std::isnan(wide) || std::isinf(wide)) return formatFloat(wide);
+  char buf[64];
+  for (int digits = 1;; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, static_cast<double>(wide));
+    if (digits >= 9 || ::scn::scalar::convert<Low>(std::strtof(buf, nullptr)).bits == v.bits) break;
+  }
+  return formatScientific(buf);
+}
+
 }  // namespace
 
 std::string formatComplex(const std::string& re, const std::string& im) {
@@ -190,10 +208,11 @@ std::string formatComplex(const std::string& re, const std::string& im) {
 }
 
 std::string formatElement(const Array& a, int64_t i) {
-  return dispatchWithComplex(a.dtype, [&]<typename T>() -> std::string {
+  return dispatchWithLowPrecision(a.dtype, [&]<typename T>() -> std::string {
     T v = a.data<T>()[i];
     if constexpr (::scn::scalar::kIsComplex<T>) return formatComplex(formatFloat(v.re), formatFloat(v.im));
     else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+    else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, f16>) return formatLowPrecision(v);
     else if constexpr (std::is_floating_point_v<T>) return formatFloat(v);
     else return std::to_string(v);
   });

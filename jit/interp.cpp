@@ -5,6 +5,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/interp_kernels.hpp"
+#include "jit/widen.hpp"
 #include "base/diagnostics.hpp"
 
 namespace scn {
@@ -90,6 +91,25 @@ std::vector<Array> evalCond(const Eqn& e, const std::vector<Array>& in, Interrup
   return interpret(*e.subs[branch], slice(in, 1, in.size()), interrupt);
 }
 
+// An op on bf16 / f16 values: as one function, rewritten to compute in f32 (jit/widen.hpp).
+std::vector<Array> evalWidened(const Eqn& e, const std::vector<Array>& in, const std::vector<Type>& out,
+                               Interrupt interrupt) {
+  Func f;
+  f.name = opName(e.op);
+  Eqn copy = e;
+  copy.inputs.clear();
+  copy.outputs.clear();
+  for (const Array& a : in) {
+    f.params.push_back(f.newVar(Type{a.dtype, a.shape}));
+    copy.inputs.push_back(f.params.back());
+  }
+  for (const Type& t : out) copy.outputs.push_back(f.newVar(t));
+  f.results = copy.outputs;
+  f.eqns.push_back(std::move(copy));
+  widenLowPrecision(f);
+  return interpret(f, in, interrupt);
+}
+
 std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Interrupt interrupt) {
   std::vector<Type> types;
   for (const Array& a : in) {
@@ -99,6 +119,7 @@ std::vector<Array> evalEqnWith(const Eqn& e, const std::vector<Array>& in, Inter
   InferResult r = inferTypes(e.op, types, e.attrs, e.subs);
   if (!r.ok()) internalError("evalEqn: " + r.error);
   const std::vector<Type>& out = r.types;
+  if (widensLowPrecision(e.op, types, out)) return evalWidened(e, in, out, interrupt);
   using namespace interp;
   switch (opInfo(e.op).category) {
     case OpCategory::Unary: return {unaryOp(e.op, in[0], out[0])};

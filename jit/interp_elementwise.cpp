@@ -60,8 +60,8 @@ Array selectOp(const Array& pred, const Array& a, const Array& b, const Type& ou
 
 Array convertOp(const Array& x, const Type& out) {
   Array r(out.dtype, out.shape);
-  dispatchWithComplex(x.dtype, [&]<typename From>() {
-    dispatchWithComplex(out.dtype, [&]<typename To>() {
+  dispatchWithLowPrecision(x.dtype, [&]<typename From>() {
+    dispatchWithLowPrecision(out.dtype, [&]<typename To>() {
       const From* p = x.data<From>();
       To* o = r.data<To>();
       for (int64_t i = 0, n = r.size(); i < n; ++i) o[i] = scalar::convert<To, From>(p[i]);

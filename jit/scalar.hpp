@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -26,6 +27,10 @@ using scn::scalar::i32, scn::scalar::i64, scn::scalar::u32, scn::scalar::u64, sc
 #define SCN_FN inline
 #define SCN_FN_SPEC inline
 #include "jit/scalar/scalar.inc"
+using scn::bf16, scn::f16;
+inline u32 scn_bits_of_f32(f32 x) { return std::bit_cast<u32>(x); }
+inline f32 scn_f32_of_bits(u32 b) { return std::bit_cast<f32>(b); }
+#include "jit/scalar/lowp.inc"
 using scn::c64, scn::c128;
 #include "jit/scalar/complex.inc"
 #include "jit/scalar/complex_ops.inc"

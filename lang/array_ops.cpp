@@ -53,7 +53,7 @@ DType promoteStrong(DType a, DType b) {
   if (b == DType::Bool) return a;
   if (isComplex(a) || isComplex(b))  // c128 next to f64 or c128 (as jnp), else c64
     return a == DType::C128 || b == DType::C128 || a == DType::F64 || b == DType::F64 ? DType::C128 : DType::C64;
-  if (isFloat(a) || isFloat(b)) {
+  if (isFloat(a) || isFloat(b)) {  // two different floats: bf16 next to f16 is f32, as in JAX
     if (isFloat(a) && isFloat(b)) return (a == DType::F64 || b == DType::F64) ? DType::F64 : DType::F32;
     return isFloat(a) ? a : b;
   }
@@ -81,7 +81,8 @@ bool fitsIn(int64_t v, DType t) {
     case DType::U32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
     case DType::U64: return v >= 0;
     case DType::I64: return true;
-    case DType::Bool: case DType::F32: case DType::F64: case DType::C64: case DType::C128: return true;
+    case DType::Bool: case DType::BF16: case DType::F16: case DType::F32: case DType::F64:
+    case DType::C64: case DType::C128: return true;
   }
   return true;
 }

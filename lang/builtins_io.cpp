@@ -118,6 +118,9 @@ Array savedArray(const Value& v, Span span, const char* fn) {
   if (!v.isArray())
     fail("E0521", span, std::string(fn) + " saves arrays, got " + describe(v),
          v.isTuple() ? "save each array, or save them together with savez(path, a, b)" : "");
+  if (v.array->type.dtype == DType::BF16)
+    fail("E0521", span, std::string(fn) + " cannot save a bf16 array: NumPy has no bf16 dtype for the file to name",
+         "save x.astype(f32) (exact: every bf16 is an f32) and convert back after loading");
   return *defaultize(*v.array, span).concrete;
 }
 

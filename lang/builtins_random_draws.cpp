@@ -24,7 +24,7 @@ IntRange rangeOf(DType t) {
     case DType::I64: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
     case DType::U32: return {0, std::numeric_limits<uint32_t>::max()};
     case DType::U64: return {0, std::numeric_limits<uint64_t>::max()};
-    case DType::F32: case DType::F64: case DType::C64: case DType::C128: break;
+    case DType::BF16: case DType::F16: case DType::F32: case DType::F64: case DType::C64: case DType::C128: break;
   }
   internalError("rangeOf: not an integer dtype");
 }

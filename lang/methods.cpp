@@ -115,7 +115,7 @@ namespace {
 /// integer, the highest unsigned one, true (as JAX).
 AVal defaultFill(DType t) {
   switch (t) {
-    case DType::F32: case DType::F64: case DType::C64: case DType::C128:
+    case DType::BF16: case DType::F16: case DType::F32: case DType::F64: case DType::C64: case DType::C128:
       return strongScalar(t, std::numeric_limits<double>::quiet_NaN());
     case DType::I32: return AVal::of(Array::scalarInt(t, std::numeric_limits<int32_t>::min()));
     case DType::I64: return AVal::of(Array::scalarInt(t, std::numeric_limits<int64_t>::min()));

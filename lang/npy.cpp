@@ -172,7 +172,7 @@ struct DescrInfo {
   bool swap;
 };
 DescrInfo dtypeOfDescr(const std::string& descr, const std::string& name, Span span) {
-  const std::string help = "scn loads bool, i32, i64, u32, u64, f32, f64, c64 and c128 arrays; convert it in NumPy first, e.g. x.astype(np.float64)";
+  const std::string help = "scn loads bool, i32, i64, u32, u64, f16, f32, f64, c64 and c128 arrays; convert it in NumPy first, e.g. x.astype(np.float64)";
   if (descr.size() < 2) bad("E0517", name, span, "unsupported dtype '" + descr + "'", help);
   char order = descr[0];
   std::string kind = descr.substr(1);
@@ -182,7 +182,7 @@ DescrInfo dtypeOfDescr(const std::string& descr, const std::string& name, Span s
     bad("E0517", name, span, "unsupported dtype '" + descr + "'", help);
   static const std::pair<const char*, DType> table[] = {
       {"b1", DType::Bool}, {"i4", DType::I32}, {"i8", DType::I64}, {"u4", DType::U32},
-      {"u8", DType::U64},  {"f4", DType::F32}, {"f8", DType::F64}, {"c8", DType::C64}, {"c16", DType::C128}};
+      {"u8", DType::U64},  {"f2", DType::F16}, {"f4", DType::F32}, {"f8", DType::F64}, {"c8", DType::C64}, {"c16", DType::C128}};
   for (const auto& [code, t] : table)
     if (kind == code && !(swap && isComplex(t))) return {t, swap && t != DType::Bool};
   std::string what = "unsupported dtype '" + descr + "'";
@@ -322,6 +322,8 @@ std::string npyDescr(DType t) {
     case DType::U64: return "<u8";
     case DType::F32: return "<f4";
     case DType::F64: return "<f8";
+    case DType::F16: return "<f2";
+    case DType::BF16: break;  // NumPy has none (savedArray refuses it)
     case DType::C64: return "<c8";
     case DType::C128: return "<c16";
   }

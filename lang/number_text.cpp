@@ -72,8 +72,7 @@ std::string parseNumberInto(std::string_view text, DType t, Array& into, int64_t
     case DType::I64: return parseInteger<int64_t>(s, into, i, t);
     case DType::U32: return parseInteger<uint32_t>(s, into, i, t);
     case DType::U64: return parseInteger<uint64_t>(s, into, i, t);
-    case DType::F32:
-    case DType::F64: {
+    case DType::BF16: case DType::F16: case DType::F32: case DType::F64: {
       const char* p = s.data();
       const char* end = p + s.size();
       if (*p == '+') ++p;
@@ -84,8 +83,7 @@ std::string parseNumberInto(std::string_view text, DType t, Array& into, int64_t
       // Out of range: Python gives inf or 0.0 (strtod's answer), not an error.
       if (ec == std::errc::result_out_of_range && ptr == end) v = std::strtod(s.c_str(), nullptr);
       else if (ec != std::errc() || ptr != end || p == end) return "not a number";
-      if (t == DType::F32) into.data<float>()[i] = static_cast<float>(v);
-      else into.data<double>()[i] = v;
+      into.setDouble(i, v);  // one rounding to the dtype
       return "";
     }
   }

@@ -44,7 +44,9 @@ typedef enum scn_dtype {
   SCN_F32 = 5,
   SCN_F64 = 6,
   SCN_C64 = 7,  /* two floats, the real part first (C's float _Complex) */
-  SCN_C128 = 8  /* two doubles, the real part first (C's double _Complex) */
+  SCN_C128 = 8, /* two doubles, the real part first (C's double _Complex) */
+  SCN_BF16 = 9, /* the 16 bits of a bfloat16 (uint16_t storage) */
+  SCN_F16 = 10  /* the 16 bits of an IEEE binary16 (uint16_t storage; C's _Float16) */
 } scn_dtype;
 
 typedef enum scn_severity { SCN_SEVERITY_ERROR = 0, SCN_SEVERITY_WARNING = 1, SCN_SEVERITY_NOTE = 2 } scn_severity;

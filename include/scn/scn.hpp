@@ -36,7 +36,8 @@ namespace scn {
 
 /// Element types of arrays crossing the API (the same set, in the same order, as the language).
 /// C64 / C128: two floats / doubles, the real part first (std::complex<float> / <double>).
-enum class DataType : uint8_t { Bool, I32, I64, U32, U64, F32, F64, C64, C128 };
+/// BF16 / F16: the 16 bits of a bfloat16 / IEEE binary16 (read and write them as uint16_t).
+enum class DataType : uint8_t { Bool, I32, I64, U32, U64, F32, F64, C64, C128, BF16, F16 };
 
 /// "bool", "i32", ... as written in scn source; "?" for a value outside the enum.
 SCN_API const char* dataTypeName(DataType t);

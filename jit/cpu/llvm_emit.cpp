@@ -156,6 +156,8 @@ struct ExprEmitter {
     switch (e->kind) {
       case ExprKind::Const:
         if (isComplex(e->dtype)) return complexConstant(c, e->dtype, e->fval, e->fimag);
+        if (isLowPrecision(e->dtype))  // the f32 constant, converted (lowp.inc)
+          return emitConvert(b, DType::F32, e->dtype, llvm::ConstantFP::get(b.getFloatTy(), e->fval));
         if (isFloat(e->dtype)) return llvm::ConstantFP::get(regType(c, e->dtype), e->fval);
         return llvm::ConstantInt::get(regType(c, e->dtype), static_cast<uint64_t>(e->ival), true);
       case ExprKind::Index: return index(e->id);

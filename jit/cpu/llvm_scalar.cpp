@@ -38,6 +38,7 @@ llvm::Type* regType(llvm::LLVMContext& c, DType t) {
     case DType::F32: return llvm::Type::getFloatTy(c);
     case DType::F64: return llvm::Type::getDoubleTy(c);
     case DType::C64: case DType::C128: return complexType(c, t);  // {re, im}
+    case DType::BF16: case DType::F16: return llvm::Type::getInt16Ty(c);  // the bits (lowp.inc)
   }
   return nullptr;
 }
@@ -48,19 +49,22 @@ llvm::Type* memType(llvm::LLVMContext& c, DType t) {
 
 namespace {
 
-/// The letter of a dtype in an Itanium-mangled name (int32_t is int, int64_t is long, ...).
-char mangledType(DType t) {
+/// A dtype in an Itanium-mangled name: one letter for a builtin type (int32_t is int, int64_t is
+/// long, ...), the length and the name for the structs bf16 and f16 of lowp.inc.
+std::string mangledType(DType t) {
   switch (t) {
-    case DType::Bool: return 'b';
-    case DType::I32: return 'i';
-    case DType::I64: return 'l';
-    case DType::U32: return 'j';
-    case DType::U64: return 'm';
-    case DType::F32: return 'f';
-    case DType::F64: return 'd';
+    case DType::Bool: return "b";
+    case DType::I32: return "i";
+    case DType::I64: return "l";
+    case DType::U32: return "j";
+    case DType::U64: return "m";
+    case DType::F32: return "f";
+    case DType::F64: return "d";
+    case DType::BF16: return "4bf16";
+    case DType::F16: return "3f16";
     case DType::C64: case DType::C128: break;
   }
-  return '?';
+  return "?";
 }
 
 /// A call of the scalar function `name` (mangled) of type ret(params...) (Note [Scalar bitcode]).
@@ -91,7 +95,8 @@ Value* emitScalarOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Valu
     if (op == Op::Min) return b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, a[0], a[1]);
   }
   std::string fn = std::string("scn_") + info.name;
-  std::string name = "_Z" + std::to_string(fn.size()) + fn + std::string(a.size(), mangledType(t));
+  std::string name = "_Z" + std::to_string(fn.size()) + fn;
+  for (size_t i = 0; i < a.size(); ++i) name += mangledType(t);
   bool toBool = info.category == OpCategory::Predicate || info.category == OpCategory::Compare;
   llvm::Type* ret = toBool ? b.getInt1Ty() : regType(b.getContext(), t);
   return callScalar(b, name, ret, a);

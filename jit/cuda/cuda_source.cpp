@@ -42,6 +42,8 @@ const char* cudaTypeName(DType t) {
     case DType::F64: return "f64";
     case DType::C64: return "c64";
     case DType::C128: return "c128";
+    case DType::BF16: return "bf16";
+    case DType::F16: return "f16";
   }
   return "?";
 }
@@ -94,6 +96,14 @@ void printConst(std::ostream& os, const kir::Expr& e) {
         std::snprintf(buf, sizeof buf, "scn_f64_bits(0x%016" PRIx64 "ull)", bits);
       }
       os << buf;
+      return;
+    }
+    case DType::BF16: case DType::F16: {  // the f32 constant, converted (lowp.inc)
+      kir::Expr wide = e;
+      wide.dtype = DType::F32;
+      os << "scn_cvt<" << dtypeName(e.dtype) << ">(";
+      printConst(os, wide);
+      os << ")";
       return;
     }
     case DType::C64: case DType::C128: {  // scn_make_c64(re, im), each part as an f32 constant

@@ -287,8 +287,18 @@ SCN_FN bool scn_nonzero(c64 x) { return x.re != 0.0f || x.im != 0.0f; }
 SCN_FN bool scn_nonzero(c128 x) { return x.re != 0.0 || x.im != 0.0; }
 )SCN_PRELUDE";
 
+// bf16 / f16 elements (Note [Low-precision floats] in jit/scalar/lowp.inc): structs of their bits
+// (a load is one 16-bit access), the bit casts lowp.inc needs, then its conversions.
+static const char* const kLowPrecisionHead = R"SCN_PRELUDE(
+struct alignas(2) bf16 { unsigned short bits; };
+struct alignas(2) f16 { unsigned short bits; };
+SCN_FN u32 scn_bits_of_f32(f32 x) { return (u32)__float_as_int(x); }
+SCN_FN f32 scn_f32_of_bits(u32 b) { return __int_as_float((i32)b); }
+)SCN_PRELUDE";
+
 const char* cudaPrelude() {
-  static const std::string prelude = std::string(kPreludeHead) + scalarSourceText() + kComplexHead +
+  static const std::string prelude = std::string(kPreludeHead) + scalarSourceText() + kLowPrecisionHead +
+                                     lowPrecisionSourceText() + kComplexHead +
                                      complexSourceText() + complexOpsSourceText() + kComplexTail + kPreludeTail;
   return prelude.c_str();
 }

@@ -14,6 +14,12 @@ typedef double f64;
 #define SCN_FN      // external, so that every function is in the bitcode
 #define SCN_FN_SPEC
 #include "jit/scalar/scalar.inc"
+// bf16 / f16 as their bits: passed and returned as i16 (Note [Low-precision floats]).
+struct bf16 { unsigned short bits; };
+struct f16 { unsigned short bits; };
+static inline u32 scn_bits_of_f32(f32 x) { return __builtin_bit_cast(u32, x); }
+static inline f32 scn_f32_of_bits(u32 b) { return __builtin_bit_cast(f32, b); }
+#include "jit/scalar/lowp.inc"
 // The complex functions over parts with out-pointers (Note [Complex numbers]): _Z8scn_cmulffffPf.
 #include "jit/scalar/complex.inc"
 

@@ -11,6 +11,8 @@ const char* scalarSourceText();
 /// after defining the structs c64 and c128: Note [Complex numbers]).
 const char* complexSourceText();
 const char* complexOpsSourceText();
+/// The text of jit/scalar/lowp.inc (after defining the structs bf16 and f16 and the bit casts).
+const char* lowPrecisionSourceText();
 
 /// jit/scalar/scalar_bitcode.cpp compiled to LLVM bitcode by clang-19: the scalar functions as
 /// scn_<op>_<dtype> (Note [Scalar bitcode] in jit/cpu/llvm_scalar.cpp). Defined in scn_cpu.

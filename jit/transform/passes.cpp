@@ -7,6 +7,7 @@
 #include "jit/batch.hpp"
 #include "jit/transform/batch_rules.hpp"
 #include "jit/transform/expand_assoc_scan.hpp"
+#include "jit/widen.hpp"
 #include "base/diagnostics.hpp"
 
 namespace scn {
@@ -220,6 +221,9 @@ const std::vector<Pass>& pipelinePasses() {
       // fused like any others.
       {"inline-custom-calls", "calls of custom_jvp / custom_vjp functions become the function's equations",
        inlineCustomCalls},
+      // After the passes that create ops and before fusion sees them: the converts it adds fuse.
+      {"widen-low-precision", "ops on bf16 / f16 values compute in f32, converting at their edges",
+       widenLowPrecision},
       // Before scan-to-map, which then batches the rounds of a scan body like any map-like ops.
       {"expand-associative-scans", "associative_scan ops become log-depth odd-even rounds",
        expandAssociativeScans, &PipelineOptions::expandAssociativeScans},

@@ -208,6 +208,9 @@ RangeError checkNumberRange(const Token& t, bool negated) {
     case DType::F64:
       floatRange(std::numeric_limits<double>::infinity(), "1.8e308");
       break;
+    // bf16's largest finite value is (2 - 2^-7) 2^127, f16's 65504; half an ulp above rounds up.
+    case DType::BF16: floatRange(std::ldexp(2.0 - std::ldexp(1.0, -7), 127) + std::ldexp(1.0, 119), "3.4e38"); break;
+    case DType::F16: floatRange(65520.0, "65504"); break;
     case DType::C64: case DType::C128: break;  // no complex suffix; `2.5j` is checked as f64
   }
   return r;

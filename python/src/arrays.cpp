@@ -35,6 +35,8 @@ std::optional<DataType> dataTypeOf(nb::dlpack::dtype t) {
   if (code == Code::Int && t.bits == 64) return DataType::I64;
   if (code == Code::UInt && t.bits == 32) return DataType::U32;
   if (code == Code::UInt && t.bits == 64) return DataType::U64;
+  if (code == Code::Bfloat && t.bits == 16) return DataType::BF16;
+  if (code == Code::Float && t.bits == 16) return DataType::F16;
   if (code == Code::Float && t.bits == 32) return DataType::F32;
   if (code == Code::Float && t.bits == 64) return DataType::F64;
   if (code == Code::Complex && t.bits == 64) return DataType::C64;
@@ -55,6 +57,8 @@ nb::dlpack::dtype dlpackOf(DataType t) {
     case DataType::F64: return make(Code::Float, 64);
     case DataType::C64: return make(Code::Complex, 64);
     case DataType::C128: return make(Code::Complex, 128);
+    case DataType::BF16: return make(Code::Bfloat, 16);
+    case DataType::F16: return make(Code::Float, 16);
   }
   return make(Code::Float, 32);
 }
@@ -78,7 +82,7 @@ std::string which(size_t i, const char* fn) {
   return "argument " + std::to_string(i + 1) + " of `" + fn + "`";
 }
 
-const char* const kDtypes = "bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128";
+const char* const kDtypes = "bool, int32, int64, uint32, uint64, bfloat16, float16, float32, float64, complex64 or complex128";
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // by tests/jax/regen.py with JAX; this test needs no JAX.
 #include <gtest/gtest.h>
 
+#include "jit/lowp.hpp"
 #include "test_backends.hpp"
 
 #include <cmath>
@@ -67,6 +68,8 @@ scn::DataType publicType(scn::DType t) {
     case scn::DType::F64: return scn::DataType::F64;
     case scn::DType::C64: return scn::DataType::C64;
     case scn::DType::C128: return scn::DataType::C128;
+    case scn::DType::BF16: return scn::DataType::BF16;
+    case scn::DType::F16: return scn::DataType::F16;
   }
   return scn::DataType::F32;
 }
@@ -84,6 +87,8 @@ double elementOf(const scn::HostArray& a, int64_t i) {
     case scn::DataType::U64: return static_cast<double>(a.dataAs<uint64_t>()[i]);
     case scn::DataType::F32: return a.dataAs<float>()[i];
     case scn::DataType::F64: return a.dataAs<double>()[i];
+    case scn::DataType::BF16: return scn::lowp::bf16ToF32(a.dataAs<uint16_t>()[i]);
+    case scn::DataType::F16: return scn::lowp::f16ToF32(a.dataAs<uint16_t>()[i]);
   }
   return 0;
 }

@@ -1,0 +1,22 @@
+// bf16 / f16 computed in f32: the rewrite every backend runs before it computes (Note
+// [Low-precision floats] in jit/scalar/lowp.inc).
+#pragma once
+
+#include <vector>
+
+#include "jit/ir.hpp"
+
+namespace scn {
+
+/// Whether an eqn of `op` with these operand and result types computes on bf16 / f16 values, so
+/// that widenLowPrecision rewrites it: every op but convert and the control flow ops (scan,
+/// while, cond: their carries stay 16-bit and their bodies are rewritten instead).
+bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Type>& out);
+
+/// Rewrites every such eqn of f and of its bodies as converts of its bf16 / f16 operands to f32,
+/// the eqn on f32 values, and converts of its results back, so that each op rounds once to its
+/// format. Returns whether anything changed. Bodies are changed in place: f must own them
+/// (the pipeline runs on a deep copy).
+bool widenLowPrecision(Func& f);
+
+}  // namespace scn
