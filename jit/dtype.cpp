@@ -28,6 +28,12 @@ std::optional<DType> dtypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string dtypeNameList() {
+  std::string out;
+  for (DType t : kAllDTypes) out += (out.empty() ? "" : ", ") + std::string(dtypeName(t));
+  return out;
+}
+
 size_t dtypeSize(DType t) {
   switch (t) {
     case DType::Bool: return 1;

@@ -36,6 +36,8 @@ struct f16 {
 /// "bool", "i32", ... as written in scn source.
 const char* dtypeName(DType t);
 std::optional<DType> dtypeFromName(std::string_view name);
+/// "bool, i32, ..., c128": every dtype's name (for messages).
+std::string dtypeNameList();
 size_t dtypeSize(DType t);
 /// The real floats: bf16, f16, f32, f64.
 inline bool isFloat(DType t) {

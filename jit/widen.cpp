@@ -97,6 +97,24 @@ bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Ty
   }
 }
 
+bool needsWidening(const Func& f) {
+  for (const Eqn& e : f.eqns) {
+    std::vector<Type> in, out;
+    for (int v : e.inputs) in.push_back(f.type(v));
+    for (int v : e.outputs) out.push_back(f.type(v));
+    if (widensLowPrecision(e.op, in, out)) return true;
+    for (const FuncPtr& s : e.subs)
+      if (needsWidening(*s)) return true;
+  }
+  return false;
+}
+
+FuncPtr widenedCopy(const Func& f) {
+  FuncPtr g = deepCopy(f);
+  widenLowPrecision(*g);
+  return g;
+}
+
 bool widenLowPrecision(Func& f) {
   bool changed = false;
   std::vector<Eqn> eqns;

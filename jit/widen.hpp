@@ -19,4 +19,10 @@ bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Ty
 /// (the pipeline runs on a deep copy).
 bool widenLowPrecision(Func& f);
 
+/// Whether some eqn of f or of its bodies is one widenLowPrecision rewrites.
+bool needsWidening(const Func& f);
+
+/// A deep copy of f with widenLowPrecision applied.
+FuncPtr widenedCopy(const Func& f);
+
 }  // namespace scn

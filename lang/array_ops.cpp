@@ -80,11 +80,8 @@ bool fitsIn(int64_t v, DType t) {
     case DType::I32: return v >= INT32_MIN && v <= INT32_MAX;
     case DType::U32: return v >= 0 && v <= static_cast<int64_t>(UINT32_MAX);
     case DType::U64: return v >= 0;
-    case DType::I64: return true;
-    case DType::Bool: case DType::BF16: case DType::F16: case DType::F32: case DType::F64:
-    case DType::C64: case DType::C128: return true;
+    default: return true;  // i64, bool, floats and complex
   }
-  return true;
 }
 
 namespace {

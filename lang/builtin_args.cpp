@@ -137,7 +137,7 @@ std::optional<DType> Args::dtype(size_t i) const {
   if (v.kind == ValueKind::DType) return v.dtype;
   if (v.kind == ValueKind::String)
     if (auto t = dtypeFromName(v.str)) return t;
-  std::string help = "dtypes are bool, i32, i64, u32, u64, f32, f64";
+  std::string help = "dtypes are " + dtypeNameList();
   if (v.kind == ValueKind::String)
     if (auto t = foreignDTypeName(v.str))
       help = std::string("scn calls this dtype `") + dtypeName(*t) + "`: write `" + names_[i] + "=" + dtypeName(*t) + "`";

@@ -110,6 +110,28 @@ DType floatDTypeArg(const Args& a, size_t i) {
   return t;
 }
 
+double nextAfterIn(DType t, double x, double toward) {
+  if (t == DType::F64) return std::nextafter(x, toward);
+  if (t == DType::F32) return std::nextafter(static_cast<float>(x), static_cast<float>(toward));
+  // bf16 / f16: step the 16-bit pattern (sign and magnitude, like every IEEE format).
+  Array a = Array::scalar(t, x);
+  double v = a.getDouble(0);
+  if (v == toward || std::isnan(v) || std::isnan(toward)) return v == toward ? v : v + toward;
+  uint16_t& bits = static_cast<uint16_t*>(a.raw())[0];
+  if (v == 0) bits = toward > 0 ? 0x0001 : 0x8001;
+  else if ((v < toward) == (v > 0)) ++bits;
+  else --bits;
+  return a.getDouble(0);
+}
+
+double smallestNormal(DType t) {
+  switch (t) {
+    case DType::F64: return std::numeric_limits<double>::min();
+    case DType::F16: return 0x1p-14;
+    default: return std::numeric_limits<float>::min();  // f32, and bf16 with f32's exponent
+  }
+}
+
 Shape shapeArg(const Args& a, size_t i) {
   if (!a.has(i) || a.get(i).isNone()) return {};
   return a.shape(i);
@@ -120,7 +142,7 @@ namespace {
 // Note [Fused multiply-add]
 // XLA contracts jax.random.uniform's `u * (maxval - minval) + minval` into one fma on the CPU
 // and the GPU, so JAX's draws are rounded once; scn's scalar ops never contract (Note [Scalar
-// semantics]), so the fma is written out here. f32: the product of two f32 is exact in f64,
+// semantics]), so the fma is written out here. f32 (bf16, f16 alike): the product of two f32 is exact in f64,
 // and the f64 sum rounded to f32 is the fma's result (it could differ only where the f64 sum
 // is inexact and lands on an f32 midpoint; the sum of u * width, at most 47 bits, and minval is
 // exact in f64 unless their magnitudes are 2^6 apart or more). f64: Dekker's exact product and
@@ -131,9 +153,9 @@ AVal fusedMulAdd(ArrayOps& ops, const AVal& a, const AVal& b, const AVal& c, Spa
   auto sub = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Sub, x, y, span, "uniform"); };
   auto mul = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Mul, x, y, span, "uniform"); };
   DType t = a.type.dtype;
-  if (t == DType::F32) {
+  if (t != DType::F64) {  // f32, bf16, f16: exact in f64, rounded once
     AVal wide = add(mul(ops.cast(a, DType::F64, span), ops.cast(b, DType::F64, span)), ops.cast(c, DType::F64, span));
-    return ops.cast(wide, DType::F32, span);
+    return ops.cast(wide, t, span);
   }
   auto split = [&](const AVal& x) {
     AVal big = mul(floatConst(DType::F64, 134217729.0), x);  // 2^27 + 1
@@ -162,6 +184,13 @@ AVal uniformDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, AV
   if (t == DType::F64) {
     AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 64, shape, span), strongScalar(DType::U64, 12), span, fn);
     unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-52), span, fn);
+  } else if (isLowPrecision(t)) {
+    // JAX draws 16 bits (the low half of the 32-bit draw) and keeps the top 7 (bf16) or 10 (f16)
+    // as the mantissa: exact in t, so the unit draw is exactly JAX's.
+    int mantissaBits = t == DType::BF16 ? 7 : 10;
+    AVal low = ops.binary(Op::And, randomBits(ops, key, 32, shape, span), u32(0xffff), span, fn);
+    AVal mantissa = ops.binary(Op::Shr, low, u32(16 - mantissaBits), span, fn);
+    unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, std::ldexp(1.0, -mantissaBits)), span, fn);
   } else {
     AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 32, shape, span), u32(9), span, fn);
     unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-23), span, fn);
@@ -208,7 +237,7 @@ Value normal(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "normal", {"key", "shape=", "dtype="});
   DType t = floatDTypeArg(a, 2);
   ArrayOps& ops = ev.ops();
-  double lo = t == DType::F64 ? std::nextafter(-1.0, 0.0) : static_cast<double>(std::nextafter(-1.0f, 0.0f));
+  double lo = nextAfterIn(t, -1.0, 0.0);
   AVal u = uniformDraw(ops, a.array(0), shapeArg(a, 1), t, floatConst(t, lo), floatConst(t, 1), c.span, "normal");
   double sqrt2 = t == DType::F64 ? std::sqrt(2.0) : static_cast<double>(std::sqrt(2.0f));
   return arr(ops.binary(Op::Mul, floatConst(t, sqrt2), ops.unary(Op::ErfInv, u, c.span), c.span, "normal"));

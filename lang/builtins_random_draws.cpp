@@ -119,7 +119,7 @@ AVal unitUniform(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, Sp
 
 /// jax.random.gumbel (mode "low"): -log(-log(u)) for u uniform in [tiny, 1).
 AVal gumbelDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, Span span, const char* fn) {
-  double tiny = t == DType::F64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  double tiny = smallestNormal(t);
   AVal u = uniformDraw(ops, key, shape, t, floatConst(t, tiny), floatConst(t, 1), span, fn);
   return ops.unary(Op::Neg, ops.unary(Op::Log, ops.unary(Op::Neg, ops.unary(Op::Log, u, span), span), span), span);
 }
@@ -153,8 +153,7 @@ std::optional<AVal> nextFloat(const AVal& x, double toward) {
   if (!x.isStatic()) return std::nullopt;
   Array a = x.concrete->clone();
   for (int64_t i = 0; i < a.size(); ++i)
-    a.setDouble(i, a.dtype == DType::F64 ? std::nextafter(a.getDouble(i), toward)
-                                         : std::nextafter(static_cast<float>(a.getDouble(i)), static_cast<float>(toward)));
+    a.setDouble(i, nextAfterIn(a.dtype, a.getDouble(i), toward));
   return AVal::of(std::move(a));
 }
 

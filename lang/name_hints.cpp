@@ -109,6 +109,7 @@ std::optional<DType> foreignDTypeName(std::string_view name) {
       {"uint32", DType::U32},  {"uint64", DType::U64},  {"bool_", DType::Bool},
       {"boolean", DType::Bool}, {"complex64", DType::C64}, {"complex128", DType::C128},
       {"complex_", DType::C128}, {"csingle", DType::C64}, {"cdouble", DType::C128},
+      {"bfloat16", DType::BF16}, {"float16", DType::F16}, {"half", DType::F16},
   };
   for (const auto& [foreign, t] : table)
     if (foreign == name) return t;

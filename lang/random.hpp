@@ -32,6 +32,10 @@ AVal uniformDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, AV
 
 /// The float dtype= argument of a draw (default f32), E0241 for a non-float one.
 DType floatDTypeArg(const Args& a, size_t i);
+/// NumPy's nextafter in the float dtype t: x (a value of t) moved one step toward `toward`.
+double nextAfterIn(DType t, double x, double toward);
+/// The smallest normal value of the float dtype t (jnp.finfo(t).tiny).
+double smallestNormal(DType t);
 /// The shape= argument, () when absent.
 Shape shapeArg(const Args& a, size_t i);
 /// E0292 unless `param` broadcasts to the draw's `shape` (jax.random's _check_shape).

@@ -5,6 +5,7 @@
 
 #include "jit/backend.hpp"
 #include "jit/kernel/lower_impl.hpp"
+#include "jit/widen.hpp"
 #include "base/diagnostics.hpp"
 
 namespace scn::kir {
@@ -399,7 +400,11 @@ std::vector<Loc> FuncLowering::run() {
   return out;
 }
 
-Program lower(const Func& f, const LowerOptions& opts) {
+Program lower(const Func& given, const LowerOptions& opts) {
+  // No backend computes on bf16 / f16: a function that did not come through the pipeline (whose
+  // widen-low-precision pass rewrites them) is rewritten here (jit/widen.hpp).
+  FuncPtr widened = needsWidening(given) ? widenedCopy(given) : nullptr;
+  const Func& f = widened ? *widened : given;
   ProgramBuilder pb;
   pb.opts = opts;
   pb.prog.name = f.name;

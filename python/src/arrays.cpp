@@ -119,7 +119,7 @@ void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
     views_.back().weak = true;
     return;
   }
-  if (addArray(arg, i, fn)) return;
+  if (addBfloat16(arg, i, fn) || addArray(arg, i, fn)) return;
   // Lists, tuples, NumPy scalars: through numpy.asarray (a copy; Note [Zero copies]).
   nb::object asarray = nb::module_::import_("numpy").attr("asarray");
   nb::object converted;
@@ -133,6 +133,23 @@ void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
   if (!addArray(converted, i, fn))
     typeError(which(i, fn) + " (a " + std::string(nb::type_name(arg.type()).c_str()) +
               ") does not convert to a NumPy array scn can take");
+}
+
+// Note [bfloat16 in Python]
+// NumPy has no bfloat16; JAX's is ml_dtypes.bfloat16, a NumPy dtype that neither the buffer
+// protocol nor DLPack exports. So a NumPy array of it comes in as its bits (a uint16 view) and a
+// bf16 result goes out as a uint16 array viewed as ml_dtypes.bfloat16 (ml_dtypes is imported only
+// then; JAX depends on it, so a JAX user has it).
+
+/// Adds an ml_dtypes.bfloat16 NumPy array as a bf16 view of its bits; false for anything else.
+bool CallInputs::addBfloat16(nb::handle arg, size_t i, const char* fn) {
+  if (!nb::hasattr(arg, "dtype") || !nb::hasattr(arg, "view")) return false;
+  nb::object dtype = arg.attr("dtype");
+  if (!nb::hasattr(dtype, "name") || nb::cast<std::string>(nb::str(dtype.attr("name"))) != "bfloat16") return false;
+  converted_.push_back(arg.attr("view")(nb::module_::import_("numpy").attr("uint16")));
+  if (!addArray(converted_.back(), i, fn)) return false;
+  views_.back().dtype = DataType::BF16;
+  return true;
 }
 
 /// Adds a view of an array-like argument; false when nanobind cannot import it.
@@ -170,11 +187,22 @@ nb::object toNumpy(HostArray&& result) {
   auto* owned = new HostArray(std::move(result));
   nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<HostArray*>(p); });
   std::vector<size_t> shape(owned->shape().begin(), owned->shape().end());
+  bool bf16 = owned->dtype() == DataType::BF16;  // its bits, viewed (Note [bfloat16 in Python])
+  nb::dlpack::dtype dtype = bf16 ? nb::dtype<uint16_t>() : dlpackOf(owned->dtype());
+  nb::object out;
   if (void* data = owned->uniqueData())
-    return nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dlpackOf(owned->dtype())).cast();
-  return nb::ndarray<nb::numpy, nb::ro>(owned->data(), shape.size(), shape.data(), owner, nullptr,
-                                        dlpackOf(owned->dtype()))
-      .cast();
+    out = nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dtype).cast();
+  else
+    out = nb::ndarray<nb::numpy, nb::ro>(owned->data(), shape.size(), shape.data(), owner, nullptr, dtype).cast();
+  if (!bf16) return out;
+  nb::object mlDtypes;
+  try {
+    mlDtypes = nb::module_::import_("ml_dtypes");
+  } catch (nb::python_error&) {
+    throw nb::type_error("the result is bf16, which NumPy represents with ml_dtypes.bfloat16: install "
+                         "ml_dtypes (pip install ml_dtypes; JAX brings it), or return x.astype(f32)");
+  }
+  return out.attr("view")(mlDtypes.attr("bfloat16"));
 }
 
 }  // namespace scn::python

@@ -26,6 +26,7 @@ class CallInputs {
 
  private:
   bool addArray(nb::handle arg, size_t i, const char* fn);
+  bool addBfloat16(nb::handle arg, size_t i, const char* fn);
   std::vector<ArrayView> views_;
   std::vector<nb::ndarray<nb::ro>> arrays_;  // the borrowed arrays
   std::vector<nb::object> converted_;       // numpy.asarray of a list, a tuple, ...

@@ -47,7 +47,8 @@ def test_versioned_tensors_are_taken_without_a_copy(ctx):
     assert any(v is not None and v[0] >= 1 for v in producer.asked)
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float16, np.float32,
+                                   np.float64])
 def test_every_scn_dtype_crosses_dlpack(ctx, dtype):
     ctx.run("fn same(x) = x")
     x = (np.arange(6) % 3).astype(dtype).reshape(2, 3)
@@ -57,9 +58,9 @@ def test_every_scn_dtype_crosses_dlpack(ctx, dtype):
 
 def test_other_dtypes_name_the_ones_scn_takes(ctx):
     ctx.run("fn same(x) = x")
-    with pytest.raises(TypeError, match=r"argument 1 of `same` has dtype float16; scn takes bool, int32, int64, "
-                                        r"uint32, uint64, float32, float64, complex64 or complex128"):
-        ctx.same(np.from_dlpack(np.zeros(3, np.float16)))
+    with pytest.raises(TypeError, match=r"argument 1 of `same` has dtype int16; scn takes bool, int32, int64, "
+                                        r"uint32, uint64, bfloat16, float16, float32, float64, complex64 or complex128"):
+        ctx.same(np.from_dlpack(np.zeros(3, np.int16)))
 
 
 def test_jax_arrays_are_inputs_without_a_copy(ctx):

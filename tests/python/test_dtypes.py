@@ -4,7 +4,7 @@ import pytest
 
 import scn
 
-DTYPES = [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64]
+DTYPES = [np.bool_, np.int32, np.int64, np.uint32, np.uint64, np.float16, np.float32, np.float64]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -35,11 +35,28 @@ def test_strided_and_fortran_inputs_are_copied_correctly(ctx):
         assert ctx.last_copied_input_bytes == x.size * 8
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.int8])
+@pytest.mark.parametrize("dtype", [np.int16, np.int8])
 def test_unsupported_dtype_is_a_type_error(ctx, dtype):
     ctx.run("fn same(x) = x")
-    with pytest.raises(TypeError, match="scn takes bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128"):
+    with pytest.raises(TypeError, match="scn takes bool, int32, int64, uint32, uint64, bfloat16, float16, float32, "
+                                        "float64, complex64 or complex128"):
         ctx.same(np.zeros(2, dtype))
+
+
+def test_half_precision_arrays_compute_in_f32_and_round_once(ctx):
+    # bf16 comes and goes as ml_dtypes.bfloat16 (JAX's), f16 as NumPy's float16; each op rounds
+    # its f32 result to the format, so a sum of bf16 is the f32 sum rounded once.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    ctx.run("fn f(x) = (x * 3.0 + 1.0, sum(x), f32(x))")
+    for dtype in (ml_dtypes.bfloat16, np.float16):
+        x = np.array([0.1, 1.5, -2.25, 1000.0], dtype=dtype)
+        y, s, wide = ctx.f(x)
+        assert y.dtype == dtype and s.dtype == dtype and wide.dtype == np.float32
+        x32 = x.astype(np.float32)
+        np.testing.assert_array_equal(wide, x32)
+        expected = ((x32 * 3).astype(dtype).astype(np.float32) + 1).astype(dtype)
+        np.testing.assert_array_equal(y.astype(np.float32), expected.astype(np.float32))
+        assert s.astype(np.float32) == np.float32(x32.sum()).astype(dtype).astype(np.float32)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -157,9 +157,9 @@ TEST(ApiCDLPack, TensorsScnCannotReadAreDiagnosedAndDeleted) {
     void (*spoil)(Producer&, int64_t*);
   };
   const Case cases[] = {
-      {"E0527", "the DLPack tensor has dtype float16; scn takes bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128",
-       [](Producer& p, int64_t*) { p.plain.dl_tensor.dtype = DLDataType{kDLFloat, 16, 1}; }},
-      {"E0527", "the DLPack tensor has dtype float32x4; scn takes bool, int32, int64, uint32, uint64, float32, float64, complex64 or complex128",
+      {"E0527", "the DLPack tensor has dtype int16; scn takes bool, int32, int64, uint32, uint64, bfloat16, float16, float32, float64, complex64 or complex128",
+       [](Producer& p, int64_t*) { p.plain.dl_tensor.dtype = DLDataType{kDLInt, 16, 1}; }},
+      {"E0527", "the DLPack tensor has dtype float32x4; scn takes bool, int32, int64, uint32, uint64, bfloat16, float16, float32, float64, complex64 or complex128",
        [](Producer& p, int64_t*) { p.plain.dl_tensor.dtype.lanes = 4; }},
       {"E0528", "the DLPack tensor is in cuda memory (device type 2, device 0); scn takes host memory",
        [](Producer& p, int64_t*) { p.setDevice(kDLCUDA); }},
@@ -326,7 +326,7 @@ TEST(ApiCppDLPack, ErrorsComeAsStatusAndRecord) {
   EXPECT_EQ(in.status().code(), scn::StatusCode::InvalidArgument);
   EXPECT_EQ(in.status().message(),
             "scn: error[E0527]: the DLPack tensor has dtype uint8; scn takes bool, int32, int64, uint32, uint64, "
-            "float32, float64, complex64 or complex128");
+            "bfloat16, float16, float32, float64, complex64 or complex128");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].help,
             "convert it before handing it over (NumPy: `.astype(np.float32)`, PyTorch: `.to(torch.float32)`)");

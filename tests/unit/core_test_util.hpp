@@ -112,7 +112,8 @@ inline std::vector<Array> linalgExample(Op op, DType t, int64_t batch, Attrs* at
     int64_t parts = isComplex(t) ? 2 : 1;
     for (int64_t i = 0; i < a.size() * parts; ++i) {
       double v = std::sin(1.0 + 0.7 * static_cast<double>(i)) + 0.1 * static_cast<double>(i % 3);
-      if (componentType(t) == DType::F32) static_cast<float*>(a.raw())[i] = static_cast<float>(v);
+      if (!isComplex(t)) a.setDouble(i, v);
+      else if (t == DType::C64) static_cast<float*>(a.raw())[i] = static_cast<float>(v);
       else static_cast<double*>(a.raw())[i] = v;
     }
     return {a};

@@ -59,7 +59,7 @@ TEST(SyntaxErrors, E0005_UnknownSuffix) {
             "t.scn:1:12: error[E0005]: unknown suffix `u8` on a number literal\n"
             " 1 | let x = 300u8 + 2bool\n"
             "   |            ^~\n"
-            "help: the dtype suffixes are i32, i64, u32, u64, f32, f64, as in `1.5f64` or `3u64`\n"
+            "help: the dtype suffixes are i32, i64, u32, u64, bf16, f16, f32, f64, as in `1.5f64` or `3u64`\n"
             "t.scn:1:18: error[E0005]: `bool` is not a number literal suffix\n"
             " 1 | let x = 300u8 + 2bool\n"
             "   |                  ^~~~\n"

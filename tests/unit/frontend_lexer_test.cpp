@@ -159,7 +159,7 @@ TEST(Lexer, LiteralHelpers) {
   EXPECT_EQ(formatFloat(1e20), "1e+20");
   EXPECT_EQ(formatFloat(2.5e-7), "2.5e-07");
   EXPECT_EQ(quoteString("a\"b\\\n\t"), "\"a\\\"b\\\\\\n\\t\"");
-  EXPECT_EQ(numberSuffixList(), "i32, i64, u32, u64, f32, f64");
+  EXPECT_EQ(numberSuffixList(), "i32, i64, u32, u64, bf16, f16, f32, f64");
   const unsigned char bad[] = {0xc0, 0x80};
   EXPECT_EQ(decodeUtf8(bad, bad + 2), -1);  // overlong encodings are not UTF-8
   const unsigned char surrogate[] = {0xed, 0xa0, 0x80};

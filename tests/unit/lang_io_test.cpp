@@ -52,7 +52,7 @@ const BrokenFile kBroken[] = {
     {"truncated_header.npy", "E0518: cannot load `truncated_header.npy`: the file is truncated inside the header (it says 118 bytes, 30 are there)"},
     {"object.npy", "E0517: cannot load `object.npy`: object arrays cannot be loaded (dtype '|O' holds Python objects)"},
     {"structured.npy", "E0517: cannot load `structured.npy`: structured arrays cannot be loaded (the dtype has named fields)"},
-    {"float16.npy", "E0517: cannot load `float16.npy`: unsupported dtype '<f2'"},
+    {"int16.npy", "E0517: cannot load `int16.npy`: unsupported dtype '<i2'"},
     {"lying_shape.npy", "E0518: cannot load `lying_shape.npy`: the file is truncated: shape (1000000000000,) of f64 needs 8000000000000 bytes of data, the file has 8"},
     {"overflow_shape.npy", "E0519: cannot load `overflow_shape.npy`: the shape (4294967296, 4294967296) of f64 overflows: its size in bytes does not fit in 64 bits"},
     {"huge_dim.npy", "E0519: cannot load `huge_dim.npy`: a dimension of the shape does not fit in 64 bits"},
@@ -111,6 +111,7 @@ fs::path tempDir() {
 TEST(LangIo, EncodeDecodeRoundTripsEveryDtypeAndShape) {
   for (DType t : kAllDTypes)
     for (const Shape& s : {Shape{}, Shape{0}, Shape{3}, Shape{2, 0, 4}, Shape{2, 3}}) {
+      if (t == DType::BF16) continue;  // NumPy has no bf16 (save refuses it: E0521)
       Array a(t, s);
       for (int64_t i = 0; i < a.size(); ++i) a.setInt(i, (i * 7) % 5);
       Array b = decodeNpy(encodeNpy(a), "x.npy", Span{});

@@ -19,7 +19,7 @@ def save(name, a, version=None):
 
 # Every dtype, little and big endian: values 0..5 shaped (2, 3).
 for code, scn in [("b1", "bool"), ("i4", "i32"), ("i8", "i64"), ("u4", "u32"), ("u8", "u64"),
-                  ("f4", "f32"), ("f8", "f64")]:
+                  ("f2", "f16"), ("f4", "f32"), ("f8", "f64")]:
     base = np.arange(6).reshape(2, 3) % (2 if code == "b1" else 6)
     for order, tag in [("<", "le"), (">", "be")]:
         dt = np.dtype(("|" if code == "b1" else order) + code)
@@ -67,7 +67,7 @@ raw("too_long.npy", ok + b"\0" * 8)
 raw("truncated_header.npy", ok[:40])
 raw("object.npy", header("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }\n"))
 raw("structured.npy", header("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (2,), }\n") + b"\0" * 16)
-raw("float16.npy", header("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }\n") + b"\0" * 4)
+raw("int16.npy", header("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }\n") + b"\0" * 4)
 raw("lying_shape.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }\n") + b"\0" * 8)
 raw("overflow_shape.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"))
 raw("huge_dim.npy", header("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }\n"))
