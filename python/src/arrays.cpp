@@ -145,21 +145,20 @@ void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
 bool CallInputs::addBfloat16(nb::handle arg, size_t i, const char* fn) {
   if (!nb::hasattr(arg, "dtype") || !nb::hasattr(arg, "view")) return false;
   nb::object dtype = arg.attr("dtype");
-  if (!nb::hasattr(dtype, "name") || nb::cast<std::string>(nb::str(dtype.attr("name"))) != "bfloat16") return false;
+  if (!nb::hasattr(dtype, "name") || std::string_view(nb::str(dtype.attr("name")).c_str()) != "bfloat16") return false;
   converted_.push_back(arg.attr("view")(nb::module_::import_("numpy").attr("uint16")));
-  if (!addArray(converted_.back(), i, fn)) return false;
-  views_.back().dtype = DataType::BF16;
-  return true;
+  return addArray(converted_.back(), i, fn, DataType::BF16);
 }
 
-/// Adds a view of an array-like argument; false when nanobind cannot import it.
-bool CallInputs::addArray(nb::handle arg, size_t i, const char* fn) {
+/// Adds a view of an array-like argument; false when nanobind cannot import it. `bitsOf`, when
+/// given, is the dtype the array's bits hold (bf16 behind a uint16 view).
+bool CallInputs::addArray(nb::handle arg, size_t i, const char* fn, std::optional<DataType> bitsOf) {
   nb::ndarray<nb::ro> a;
   if (!nb::try_cast(arg, a, /*convert=*/false)) return false;
   if (a.device_type() != nb::device::cpu::value)
     typeError(which(i, fn) + " is on a device (DLPack device type " + std::to_string(a.device_type()) +
               "); scn takes host arrays");
-  std::optional<DataType> dtype = dataTypeOf(a.dtype());
+  std::optional<DataType> dtype = bitsOf ? bitsOf : dataTypeOf(a.dtype());
   if (!dtype)
     typeError(which(i, fn) + " has dtype " + dlpackName(a.dtype()) + "; scn takes " + kDtypes +
               " (convert it with .astype first)");

@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "scn/scn.hpp"
@@ -25,7 +26,7 @@ class CallInputs {
   const std::vector<ArrayView>& views() const { return views_; }
 
  private:
-  bool addArray(nb::handle arg, size_t i, const char* fn);
+  bool addArray(nb::handle arg, size_t i, const char* fn, std::optional<DataType> bitsOf = std::nullopt);
   bool addBfloat16(nb::handle arg, size_t i, const char* fn);
   std::vector<ArrayView> views_;
   std::vector<nb::ndarray<nb::ro>> arrays_;  // the borrowed arrays
