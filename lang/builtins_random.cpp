@@ -142,18 +142,19 @@ namespace {
 // Note [Fused multiply-add]
 // XLA contracts jax.random.uniform's `u * (maxval - minval) + minval` into one fma on the CPU
 // and the GPU, so JAX's draws are rounded once; scn's scalar ops never contract (Note [Scalar
-// semantics]), so the fma is written out here. f32 (bf16, f16 alike): the product of two f32 is exact in f64,
-// and the f64 sum rounded to f32 is the fma's result (it could differ only where the f64 sum
-// is inexact and lands on an f32 midpoint; the sum of u * width, at most 47 bits, and minval is
-// exact in f64 unless their magnitudes are 2^6 apart or more). f64: Dekker's exact product and
-// Knuth's exact sum, then one rounding of their error terms, which is the fma's result except
-// in double-rounding cases; where the error terms overflow to NaN, the plain a * b + c.
+// semantics]), so the fma is written out here, for f32 and f64 (bf16 and f16 draws XLA rounds
+// after each op, and so does scn). f32: the product of two f32 is exact in f64, and the f64 sum
+// rounded to f32 is the fma's result (it could differ only where the f64 sum is inexact and
+// lands on an f32 midpoint; the sum of u * width, at most 47 bits, and minval is exact in f64
+// unless their magnitudes are 2^6 apart or more). f64: Dekker's exact product and Knuth's exact
+// sum, then one rounding of their error terms, which is the fma's result except in
+// double-rounding cases; where the error terms overflow to NaN, the plain a * b + c.
 AVal fusedMulAdd(ArrayOps& ops, const AVal& a, const AVal& b, const AVal& c, Span span) {
   auto add = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Add, x, y, span, "uniform"); };
   auto sub = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Sub, x, y, span, "uniform"); };
   auto mul = [&](const AVal& x, const AVal& y) { return ops.binary(Op::Mul, x, y, span, "uniform"); };
   DType t = a.type.dtype;
-  if (t != DType::F64) {  // f32, bf16, f16: exact in f64, rounded once
+  if (t == DType::F32) {  // exact in f64, rounded once
     AVal wide = add(mul(ops.cast(a, DType::F64, span), ops.cast(b, DType::F64, span)), ops.cast(c, DType::F64, span));
     return ops.cast(wide, t, span);
   }
@@ -185,17 +186,22 @@ AVal uniformDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, AV
     AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 64, shape, span), strongScalar(DType::U64, 12), span, fn);
     unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-52), span, fn);
   } else if (isLowPrecision(t)) {
-    // JAX draws 16 bits (the low half of the 32-bit draw) and keeps the top 7 (bf16) or 10 (f16)
-    // as the mantissa: exact in t, so the unit draw is exactly JAX's.
-    int mantissaBits = t == DType::BF16 ? 7 : 10;
-    AVal low = ops.binary(Op::And, randomBits(ops, key, 32, shape, span), u32(0xffff), span, fn);
-    AVal mantissa = ops.binary(Op::Shr, low, u32(16 - mantissaBits), span, fn);
+    // JAX draws 16 bits for f16 and 8 for bf16 (whose 7-bit mantissa is under 8), the low bits of
+    // the 32-bit draw, and keeps their top 10 or 7 as the mantissa: exact in t, so the unit draw
+    // is exactly JAX's.
+    int mantissaBits = t == DType::BF16 ? 7 : 10, drawnBits = t == DType::BF16 ? 8 : 16;
+    AVal low = ops.binary(Op::And, randomBits(ops, key, 32, shape, span), u32((1u << drawnBits) - 1), span, fn);
+    AVal mantissa = ops.binary(Op::Shr, low, u32(drawnBits - mantissaBits), span, fn);
     unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, std::ldexp(1.0, -mantissaBits)), span, fn);
   } else {
     AVal mantissa = ops.binary(Op::Shr, randomBits(ops, key, 32, shape, span), u32(9), span, fn);
     unit = ops.binary(Op::Mul, ops.convert(mantissa, t, span), floatConst(t, 0x1.0p-23), span, fn);
   }
-  AVal scaled = fusedMulAdd(ops, unit, ops.binary(Op::Sub, maxval, minval, span, fn), minval, span);
+  // XLA fuses the f32/f64 scaling into one rounding but rounds bf16/f16 after each op.
+  AVal range = ops.binary(Op::Sub, maxval, minval, span, fn);
+  AVal scaled = isLowPrecision(t)
+                    ? ops.binary(Op::Add, ops.binary(Op::Mul, unit, range, span, fn), minval, span, fn)
+                    : fusedMulAdd(ops, unit, range, minval, span);
   return ops.broadcastTo(ops.binary(Op::Max, minval, scaled, span, fn), shape, span, fn);
 }
 

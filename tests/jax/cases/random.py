@@ -59,6 +59,16 @@ CASES = [
     Case("normal_f32", "fn normal_f32(k) = normal(k, (3, 50))", lambda k: R.normal(k, (3, 50)),
          lambda r: [key_of(r)], **ULPS32),
     Case("normal_scalar", "fn normal_scalar(k) = normal(k)", lambda k: R.normal(k), lambda r: [key_of(r)], **ULPS32),
+    # bf16 / f16 (issue 21): JAX draws 8 bits for bf16, 16 for f16, and scales with an op per rounding
+    Case("uniform_bf16", "fn uniform_bf16(k) = astype(uniform(k, (4, 9), dtype=bf16, minval=-2.0, maxval=5.0), f32)",
+         lambda k: R.uniform(k, (4, 9), dtype=jnp.bfloat16, minval=-2.0, maxval=5.0).astype(jnp.float32),
+         lambda r: [key_of(r)], **EXACT),
+    Case("uniform_f16", "fn uniform_f16(k) = uniform(k, 40, dtype=f16, minval=-1.0, maxval=3.0)",
+         lambda k: R.uniform(k, (40,), dtype=jnp.float16, minval=-1.0, maxval=3.0), lambda r: [key_of(r)], **EXACT),
+    Case("normal_bf16", "fn normal_bf16(k) = astype(normal(k, (5, 8), dtype=bf16), f32)",
+         lambda k: R.normal(k, (5, 8), dtype=jnp.bfloat16).astype(jnp.float32), lambda r: [key_of(r)], **EXACT),
+    Case("normal_f16", "fn normal_f16(k) = normal(k, 40, dtype=f16)",
+         lambda k: R.normal(k, (40,), dtype=jnp.float16), lambda r: [key_of(r)], **EXACT),
     Case("normal_f64", "fn normal_f64(k) = normal(k, (2, 40), dtype=f64)",
          lambda k: R.normal(k, (2, 40), dtype=jnp.float64), lambda r: [key_of(r)], x64=True, **ULPS64),
     # randint: integer arithmetic, exact
