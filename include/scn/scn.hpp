@@ -44,7 +44,9 @@ SCN_API const char* dataTypeName(DataType t);
 /// Bytes per element (bool is one byte); 0 for a value outside the enum.
 SCN_API size_t dataTypeSize(DataType t);
 
-/// The DataType of a C++ element type: bool, int32_t, int64_t, uint32_t, uint64_t, float, double.
+/// The DataType of a C++ element type: bool, int32_t, int64_t, uint32_t, uint64_t, float, double,
+/// std::complex of float or double. (bf16 and f16 have no C++ type: a host passes their 16-bit
+/// patterns, as uint16_t, with DataType::BF16 or DataType::F16.)
 template <typename T>
 constexpr DataType dataTypeOf() {
   if constexpr (std::is_same_v<T, bool>) return DataType::Bool;

@@ -46,7 +46,7 @@ def test_unsupported_dtype_is_a_type_error(ctx, dtype):
 def test_half_precision_arrays_compute_in_f32_and_round_once(ctx):
     # bf16 comes and goes as ml_dtypes.bfloat16 (JAX's), f16 as NumPy's float16; each op rounds
     # its f32 result to the format, so a sum of bf16 is the f32 sum rounded once.
-    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import ml_dtypes  # scripts/ensure-python.sh installs it
     ctx.run("fn f(x) = (x * 3.0 + 1.0, sum(x), f32(x))")
     for dtype in (ml_dtypes.bfloat16, np.float16):
         x = np.array([0.1, 1.5, -2.25, 1000.0], dtype=dtype)

@@ -670,6 +670,27 @@ TEST(ApiCpp, TwoContextsInTwoThreads) {
   EXPECT_EQ(errors[1], "");
 }
 
+// bf16 and f16 cross the API as their 16-bit patterns (the host keeps them as uint16_t); the
+// expected patterns are NumPy's float16 and ml_dtypes' bfloat16 products, overflow to inf included.
+TEST(ApiCpp, HalfPrecisionArraysAreTheirBits) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn triple(x) = x * 3\n"));
+  struct Case {
+    scn::DataType dtype;
+    std::vector<uint16_t> in, want;
+  };
+  for (const Case& c : {Case{scn::DataType::F16, {0x3c00, 0x2e66, 0xc000, 0x7bff}, {0x4200, 0x34cc, 0xc600, 0x7c00}},
+                        Case{scn::DataType::BF16, {0x3f80, 0x4020, 0xbdcd, 0x7f62}, {0x4040, 0x40f0, 0xbe9a, 0x7f80}}}) {
+    auto r = h.ctx.call("triple", {scn::ArrayView(c.dtype, {4}, c.in.data())});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->at(0).dtype(), c.dtype);
+    const auto* bits = static_cast<const uint16_t*>(r->at(0).data());
+    EXPECT_EQ(std::vector<uint16_t>(bits, bits + 4), c.want) << scn::dataTypeName(c.dtype);
+  }
+  EXPECT_STREQ(scn::dataTypeName(scn::DataType::BF16), "bf16");
+  EXPECT_EQ(scn::dataTypeSize(scn::DataType::F16), 2u);
+}
+
 TEST(ApiCpp, NamesOfDataTypes) {
   EXPECT_STREQ(scn::dataTypeName(scn::DataType::F64), "f64");
   EXPECT_EQ(scn::dataTypeSize(scn::DataType::Bool), 1u);
