@@ -331,6 +331,8 @@ def main():
         for name, fn in (("unrolled", mat_loop), ("scan", mat_scan), ("scan2", mat_scan2)):
             ms, n, c, _ = measure(fn, (x,), runs, 0.5)
             emit("W1", name, size, ms, n, c)
+        ms, n, c, _ = measure(mat_scan, (x.astype(jnp.bfloat16),), runs, 0.5)  # issue 21: the carry in bf16
+        emit("W1", "scan bf16", size, ms, n, c)
 
     if "W2" in only:
         for b1, b2, length in w2_cells(10**6 if quick else cap):

@@ -220,6 +220,9 @@ void w1(Session& s, const Options& o) {
   for (auto [fn, variant] : {std::pair{"mat_loop", "unrolled"}, {"mat_scan", "scan"},
                              {"mat_scan2", "scan2"}})
     vs.push_back(prepare(s, fn, {x}, rec("scn", "W1", variant, size)));
+  // Issue 21: the scan with the carry in bf16 (each step's product computed in f32, rounded).
+  Value xb = global(s, "bench_w1_xb", "astype(bench_w1_x, bf16)");
+  vs.push_back(prepare(s, "mat_scan", {xb}, rec("scn", "W1", "scan bf16", size)));
   // The same arithmetic by hand: OpenBLAS (one thread per call on each core) and a sqrt loop.
   auto a = std::make_shared<std::vector<float>>(static_cast<size_t>(b) * n * n);
   auto tmp = std::make_shared<std::vector<float>>(a->size());
