@@ -207,6 +207,7 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     popts.print = opts_.out;
     popts.label = rec && !rec->signature.empty() ? rec->signature : f->name;
     popts.expandAssociativeScans = !backend_->scansWithCombiners();
+    popts.keepBf16Products = backend_->multipliesBf16();
     FuncPtr optimised = runPipeline(*f, popts);
     if (opts_.out && (opts_.printAfter == kLowerStage || opts_.printAfter == "all")) {
       // The pipeline's last stage runs in the backend (Note [The lower stage]).
@@ -368,6 +369,7 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
   try {
     PipelineOptions popts;
     popts.expandAssociativeScans = !backend_->scansWithCombiners();
+    popts.keepBf16Products = backend_->multipliesBf16();
     out = emitFuncStage(stage, runPipeline(*captured, popts), opts_.optLevel, cudaPrelude);
   } catch (const UserError& e) {
     report(e.diag);

@@ -62,23 +62,54 @@ std::string shapeString(const Shape& shape) {
 
 // ---- buffers ----
 
+// Note [Buffer guards]
+// ~~~~~~~~~~~~~~~~~~~~
+// JIT-compiled kernels are not instrumented by AddressSanitizer: an out-of-bounds store in
+// generated code silently corrupts the heap, and ASan notices only much later, in an unrelated
+// free (as fuzz_tracer once did inside LLVM's ScalarEvolution). Sanitizer builds therefore put a
+// guard zone of a known byte pattern on both sides of every owned buffer; the CPU backend checks
+// the zones of every buffer a kernel touched right after the kernel returns, so a stray store is
+// an internal error naming the program that did it. Release builds allocate no guards.
+#if defined(SCN_BUFFER_GUARDS)
+constexpr size_t kGuardBytes = 256;  // a multiple of kAlignment, wider than any vector store
+#else
+constexpr size_t kGuardBytes = 0;
+#endif
+constexpr unsigned char kGuardByte = 0xA5;
+
 Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   // aligned_alloc wants a size that is a multiple of the alignment (and never 0 here).
   size_t rounded = bytes == 0 ? kAlignment : bytes;
   if (rounded % kAlignment) {
-    if (rounded > std::numeric_limits<size_t>::max() - kAlignment)
+    if (rounded > std::numeric_limits<size_t>::max() - kAlignment - 2 * kGuardBytes)
       fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
     rounded += kAlignment - rounded % kAlignment;
   }
-  data_ = std::aligned_alloc(kAlignment, rounded);
-  if (!data_) fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
+  if (rounded > std::numeric_limits<size_t>::max() - 2 * kGuardBytes)
+    fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
+  rounded_ = rounded;
+  auto* base = static_cast<unsigned char*>(std::aligned_alloc(kAlignment, rounded + 2 * kGuardBytes));
+  if (!base) fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
+  if (kGuardBytes) {
+    std::memset(base, kGuardByte, kGuardBytes);
+    std::memset(base + kGuardBytes + rounded, kGuardByte, kGuardBytes);
+  }
+  data_ = base + kGuardBytes;
 }
 
 Buffer::Buffer(Borrow, const void* data, size_t bytes)
     : data_(const_cast<void*>(data)), bytes_(bytes), borrowed_(true) {}
 
+bool Buffer::guardsIntact() const {
+  if (borrowed_ || kGuardBytes == 0) return true;
+  const auto* payload = static_cast<const unsigned char*>(data_);
+  for (size_t i = 0; i < kGuardBytes; ++i)
+    if (payload[-1 - static_cast<std::ptrdiff_t>(i)] != kGuardByte || payload[rounded_ + i] != kGuardByte) return false;
+  return true;
+}
+
 Buffer::~Buffer() {
-  if (!borrowed_) std::free(data_);
+  if (!borrowed_) std::free(static_cast<unsigned char*>(data_) - kGuardBytes);
 }
 
 // ---- arrays ----

@@ -33,10 +33,15 @@ class Buffer {
   void* data() { return data_; }
   const void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  /// False when something wrote into the guard zones around an owned allocation: an
+  /// out-of-bounds write by compiled code, which no sanitizer sees (Note [Buffer guards]).
+  /// Always true in builds without guards and for borrowed memory.
+  bool guardsIntact() const;
 
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  size_t rounded_ = 0;  // the allocated payload: bytes_ rounded up to the alignment
   bool borrowed_ = false;
 };
 

@@ -64,6 +64,10 @@ class Backend {
   /// ops, which suit a GPU better: the session then runs the expand-associative-scans pass
   /// (PipelineOptions::expandAssociativeScans; Note [Associative scans] in jit/combiner.cpp).
   virtual bool scansWithCombiners() const { return true; }
+  /// Whether this backend's GEMM multiplies bf16 matrices itself (f32 accumulation, one rounding):
+  /// the session then keeps bf16 products out of the widen-low-precision pass
+  /// (PipelineOptions::keepBf16Products).
+  virtual bool multipliesBf16() const { return false; }
   /// The kernel IR this backend compiles `f` (optimised) to, as --emit=kernels prints it: the
   /// output of the pipeline's `lower` stage (--print-after=lower). Empty for a backend that runs
   /// the IR itself (the interpreter).

@@ -15,6 +15,12 @@ bool anyLowPrecision(const std::vector<Type>& types) {
   return false;
 }
 
+bool allBf16(const std::vector<Type>& types) {
+  for (const Type& t : types)
+    if (t.dtype != DType::BF16) return false;
+  return true;
+}
+
 Type widened(Type t) {
   if (isLowPrecision(t.dtype)) t.dtype = DType::F32;
   return t;
@@ -89,7 +95,9 @@ void widenEqn(Func& f, Eqn e, std::vector<Eqn>& out) {
 
 }  // namespace
 
-bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Type>& out) {
+bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Type>& out,
+                        const WidenOptions& opts) {
+  if (op == Op::DotGeneral && opts.keepBf16Products && allBf16(in) && allBf16(out)) return false;
   switch (opInfo(op).category) {
     case OpCategory::Convert: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
       return false;
@@ -97,33 +105,33 @@ bool widensLowPrecision(Op op, const std::vector<Type>& in, const std::vector<Ty
   }
 }
 
-bool needsWidening(const Func& f) {
+bool needsWidening(const Func& f, const WidenOptions& opts) {
   for (const Eqn& e : f.eqns) {
     std::vector<Type> in, out;
     for (int v : e.inputs) in.push_back(f.type(v));
     for (int v : e.outputs) out.push_back(f.type(v));
-    if (widensLowPrecision(e.op, in, out)) return true;
+    if (widensLowPrecision(e.op, in, out, opts)) return true;
     for (const FuncPtr& s : e.subs)
-      if (needsWidening(*s)) return true;
+      if (needsWidening(*s, opts)) return true;
   }
   return false;
 }
 
-FuncPtr widenedCopy(const Func& f) {
+FuncPtr widenedCopy(const Func& f, const WidenOptions& opts) {
   FuncPtr g = deepCopy(f);
-  widenLowPrecision(*g);
+  widenLowPrecision(*g, opts);
   return g;
 }
 
-bool widenLowPrecision(Func& f) {
+bool widenLowPrecision(Func& f, const WidenOptions& opts) {
   bool changed = false;
   std::vector<Eqn> eqns;
   for (Eqn& e : f.eqns) {
     std::vector<Type> in, out;
     for (int v : e.inputs) in.push_back(f.type(v));
     for (int v : e.outputs) out.push_back(f.type(v));
-    if (!widensLowPrecision(e.op, in, out)) {
-      for (FuncPtr& s : e.subs) changed = widenLowPrecision(*s) || changed;
+    if (!widensLowPrecision(e.op, in, out, opts)) {
+      for (FuncPtr& s : e.subs) changed = widenLowPrecision(*s, opts) || changed;
       eqns.push_back(std::move(e));
       continue;
     }

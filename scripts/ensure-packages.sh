@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=("$@")
 [ ${#packages[@]} -eq 0 ] && packages=(build-essential cmake ninja-build re2c llvm-19-dev clang-19 libgtest-dev
-  libopenblas-dev liblapack-dev libfftw3-dev libedit-dev zlib1g-dev libzstd-dev libffi-dev libxml2-dev pkg-config help2man
+  libopenblas-dev liblapack-dev libfftw3-dev libdnnl-dev libedit-dev zlib1g-dev libzstd-dev libffi-dev libxml2-dev pkg-config help2man
   libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do

@@ -38,6 +38,7 @@ kir::LowerOptions cpuLowerOptions() {
   o.sortStep = true;
   o.fuseRows = true;
   o.complexGemm = true;  // cblas_cgemm / cblas_zgemm
+  o.keepBf16Products = true;  // oneDNN's bf16 matmul (Note [bf16 products] in gemm_bf16.cpp)
   return o;
 }
 double msSince(Clock::time_point t) {
@@ -91,6 +92,9 @@ class CpuExecutable : public Executable {
     ctx.pool = pool_.get();
     ctx.collectives = &prog_.collectives;
     code_->fn(table.data(), &ctx, interrupt_);
+    for (size_t i = 0; i < n; ++i)
+      SCN_ASSERT(owners[i]->guardsIntact(), "compiled code wrote outside buffer " + std::to_string(i) + " (" +
+                                                std::to_string(owners[i]->bytes()) + " bytes; Note [Buffer guards])");
     // A collective that did not complete stopped the run (Note [Collective steps]).
     if (ctx.collectiveFailure) {
       const CollectiveFailure& f = *ctx.collectiveFailure;
@@ -167,6 +171,7 @@ class CpuBackend : public Backend {
 
   std::string name() const override { return "cpu"; }
   std::string kernelIR(const FuncPtr& f) override { return scn::emitKernels(f); }
+  bool multipliesBf16() const override { return cpuLowerOptions().keepBf16Products; }
 
   std::unique_ptr<Executable> compile(const FuncPtr& f, CompileStats* stats) override {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "jit/cpu/gemm_bf16.hpp"
 #include "jit/cpu/runtime.hpp"
 
 // OpenBLAS's own entry points, weak so that scn also links against another CBLAS (then the
@@ -88,6 +89,7 @@ constexpr int64_t kMinRows = 32;
 
 /// Rows [r0, r1) of C for batch entry b, with one single-threaded library call.
 void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
+  if (g.dtype == 4) return bf16GemmRows(g, b, r0, r1);
   CBLAS_TRANSPOSE ta = g.transA ? CblasTrans : CblasNoTrans;
   CBLAS_TRANSPOSE tb = g.transB ? CblasTrans : CblasNoTrans;
   int64_t aOff = b * g.strideA + (g.transA ? r0 : r0 * g.lda);  // op(A) = A^T: rows are columns

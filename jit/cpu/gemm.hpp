@@ -12,7 +12,7 @@ class ThreadPool;
 
 /// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major (alpha 1, beta 0).
 struct GemmCall {
-  int32_t dtype;  // 0 f32, 1 f64, 2 c64, 3 c128 (cblas_sgemm, dgemm, cgemm, zgemm)
+  int32_t dtype;  // 0 f32, 1 f64, 2 c64, 3 c128 (cblas_sgemm, dgemm, cgemm, zgemm), 4 bf16 (gemm_bf16.hpp)
   bool transA, transB;
   int64_t m, n, k;
   const void* a;

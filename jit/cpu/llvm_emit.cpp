@@ -140,8 +140,10 @@ KernelShape shapeOf(const Kernel& k, const Program& p) {
   return s;
 }
 
-/// The dtype code of scn_gemm (runtime.hpp): 0 f32, 1 f64, 2 c64, 3 c128.
-int gemmDType(DType t) { return t == DType::F64 ? 1 : t == DType::C64 ? 2 : t == DType::C128 ? 3 : 0; }
+/// The dtype code of scn_gemm (runtime.hpp): 0 f32, 1 f64, 2 c64, 3 c128, 4 bf16.
+int gemmDType(DType t) {
+  return t == DType::F64 ? 1 : t == DType::C64 ? 2 : t == DType::C128 ? 3 : t == DType::BF16 ? 4 : 0;
+}
 
 /// Emits expressions; the context says what indices, host vars, locals and buffers are.
 struct ExprEmitter {

@@ -88,6 +88,9 @@ struct RowPart {
 /// rows times a row length); nullopt when it is not one.
 std::optional<RowPart> asRowPart(const Kernel& k, const std::vector<int64_t>& rows) {
   if (k.scan || k.dims.empty() || rows.empty()) return std::nullopt;
+  // An empty member has no rows to share (as a flat one its row length would be 0, and its body
+  // would run once per row of the others, writing past its empty buffer).
+  if (k.points() == 0 || product(rows) == 0) return std::nullopt;
   size_t p = rows.size();
   bool prefix = k.dims.size() >= p && std::equal(rows.begin(), rows.end(), k.dims.begin());
   bool flat = !prefix && k.dims.size() == 1 && k.dims[0] % product(rows) == 0;

@@ -196,7 +196,7 @@ struct Loc {
 
 /// A (batched) row-major GEMM: C[b] = op(A[b]) @ op(B[b]), b in 0..batch.
 struct Gemm {
-  DType dtype = DType::F32;  // f32 or f64
+  DType dtype = DType::F32;  // f32, f64, c64, c128, or bf16 (LowerOptions::keepBf16Products)
   bool transA = false, transB = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;
@@ -298,6 +298,9 @@ struct LowerOptions {
   int64_t singlePassScanMin = 0;
   /// A complex matmul is a Gemm step (the CPU's cgemm / zgemm) rather than a loop nest.
   bool complexGemm = false;
+  /// A bf16 matmul is a bf16 Gemm step, not widened to f32 first (WidenOptions in jit/widen.hpp;
+  /// the backend's GEMM accumulates in f32 and rounds once).
+  bool keepBf16Products = false;
   /// A reduction of more than reduceSerialMax elements per output becomes a tree of passes whose
   /// partials each combine reduceBlock elements (Note [Blocked reductions] in lower_reduce.cpp).
   /// The CPU vectorises each loop over 32 lanes, so its blocks are long; a GPU thread runs its

@@ -403,7 +403,8 @@ std::vector<Loc> FuncLowering::run() {
 Program lower(const Func& given, const LowerOptions& opts) {
   // No backend computes on bf16 / f16: a function that did not come through the pipeline (whose
   // widen-low-precision pass rewrites them) is rewritten here (jit/widen.hpp).
-  FuncPtr widened = needsWidening(given) ? widenedCopy(given) : nullptr;
+  WidenOptions wopts{opts.keepBf16Products};
+  FuncPtr widened = needsWidening(given, wopts) ? widenedCopy(given, wopts) : nullptr;
   const Func& f = widened ? *widened : given;
   ProgramBuilder pb;
   pb.opts = opts;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "jit/kernel/lower_impl.hpp"
+#include "base/diagnostics.hpp"
 
 namespace scn::kir {
 
@@ -36,6 +37,8 @@ void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
           K = product(SL, a.lhsContract);
 
   if (isFloat(t.dtype) || (isComplex(t.dtype) && pb_.opts.complexGemm)) {
+    SCN_ASSERT(!isLowPrecision(t.dtype) || (t.dtype == DType::BF16 && pb_.opts.keepBf16Products),
+               "a 16-bit product reached lowering unwidened");
     std::vector<int> temps;
     // An operand in layout perm1 is used as is, in perm2 transposed by the GEMM; any other
     // layout is first transposed into a temporary (a kernel).

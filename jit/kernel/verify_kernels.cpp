@@ -22,7 +22,8 @@ namespace scn::kir {
 //   are i64; an Op has its table arity and the dtypes of its category (Compare and Predicate
 //   give bool, Select picks with a bool, Unary and Binary keep their operands' dtype); a Let
 //   assigns its local's dtype; constant indices are in bounds where they run (a kernel over an
-//   empty array, or a loop of extent 0, may name element 0 of an empty buffer);
+//   empty array, or a loop of extent 0, may name element 0 of an empty buffer), and so are
+//   unconditional stores at a bare parallel index (the buffer holds that dim's points);
 // - a single-pass scan kernel has a last dim, a combiner of Add/Mul/Max/Min with a constant
 //   identity, locals of its element dtype and a u64 status buffer of tileScanStatusWords words;
 // - steps: launches name existing kernels; GEMMs are f32 or f64 over buffers of that dtype;
@@ -95,7 +96,21 @@ class Verifier {
     std::set<int> assigned;   // locals given a value so far (Lets, enclosing loop variables)
     std::set<int>* hostVars;  // collects the host vars the kernel reads
     int unreachable = 0;      // > 0 inside code that never runs (no points, a loop of extent 0)
+    int conditional = 0;      // > 0 inside an If
   };
+
+  /// A store at a bare parallel index, unconditionally, writes every point of that dim: the
+  /// buffer must hold them (row fusion once merged an empty kernel into a non-empty one). Kept
+  /// as the kernel's overrun, an error where a launch of the kernel can run (not inside a host
+  /// loop of no trips: a scan over an empty axis keeps its body's kernels).
+  void checkIndexRange(int buffer, const ExprP& i, const KernelScope& s) {
+    if (i->kind != ExprKind::Index || i->id < 0 || i->id >= static_cast<int>(s.k.dims.size())) return;
+    int64_t points = s.k.dims[i->id];
+    if (points > p_.buffers[buffer].elems && overrun_.empty())
+      overrun_ = s.where + ": a store at i" + std::to_string(i->id) + " over " + std::to_string(points) +
+                 " points into b" + std::to_string(buffer) + " of " + std::to_string(p_.buffers[buffer].elems) +
+                 " elements";
+  }
 
   void want(DType got, DType expected, const std::string& what, const std::string& where) const {
     if (got != expected)
@@ -223,6 +238,7 @@ class Verifier {
           want(st.value->dtype, p_.buffers[st.buffer].dtype, "the value stored to b" + std::to_string(st.buffer),
                s.where);
           if (!s.unreachable) checkConstIndex(st.buffer, st.index, s.where);
+          if (!s.unreachable && !s.conditional) checkIndexRange(st.buffer, st.index, s);
           stores_.insert(st.buffer);
           break;
         case StmtKind::Loop: {
@@ -240,7 +256,9 @@ class Verifier {
           checkExpr(st.value, s, seen);
           want(st.value->dtype, DType::Bool, "the condition of an if", s.where);
           std::set<int> before = s.assigned;
+          ++s.conditional;
           checkStmts(st.body, s);
+          --s.conditional;
           s.assigned = std::move(before);  // the body may not run
           break;
         }
@@ -252,12 +270,14 @@ class Verifier {
     for (int64_t d : k.dims)
       if (d < 0) invalid(where, "negative dim " + std::to_string(d));
     std::set<int> hostVars;
-    KernelScope s{k, where, {}, &hostVars, k.points() == 0 ? 1 : 0};
+    KernelScope s{k, where, {}, &hostVars, k.points() == 0 ? 1 : 0, 0};
     stores_.clear();
+    overrun_.clear();
     checkStmts(k.body, s);
     if (k.scan) checkTileScan(k, s);
     kernelHostVars_.push_back(std::move(hostVars));
     kernelStores_.push_back(stores_);
+    kernelOverruns_.push_back(overrun_);
   }
 
   void checkTileScan(const Kernel& k, KernelScope& s) {
@@ -330,11 +350,13 @@ class Verifier {
           if (!isBound(h, bound))
             invalid(where, "kernel k" + std::to_string(s.kernel) + " reads host variable h" + std::to_string(h) +
                                " outside a loop over it");
+        if (deadLoops_ == 0 && !kernelOverruns_[s.kernel].empty())
+          invalid(where, "launch of " + kernelOverruns_[s.kernel]);
         written_.insert(kernelStores_[s.kernel].begin(), kernelStores_[s.kernel].end());
         return;
       case StepKind::Gemm: {
         const Gemm& g = s.gemm;
-        if (!isFloat(g.dtype) && !isComplex(g.dtype))
+        if ((!isFloat(g.dtype) && !isComplex(g.dtype)) || g.dtype == DType::F16)
           invalid(where, std::string("a gemm of ") + dtypeName(g.dtype));
         checkLoc(g.a, g.dtype, bound, "operand A", where);
         checkLoc(g.b, g.dtype, bound, "operand B", where);
@@ -349,7 +371,9 @@ class Verifier {
         if (isBound(s.hostVar, bound)) invalid(where, "loop counter h" + std::to_string(s.hostVar) + " is already bound");
         if (s.start < 0 || s.count < 0) invalid(where, "loop over a negative range");
         bound.push_back(s.hostVar);
+        deadLoops_ += s.count <= s.start;
         checkSteps(s.body, bound, where + " loop");
+        deadLoops_ -= s.count <= s.start;
         bound.pop_back();
         return;
       case StepKind::While:
@@ -429,6 +453,9 @@ class Verifier {
   std::set<int> stores_;                       // buffers the kernel being checked stores to
   std::vector<std::set<int>> kernelHostVars_;  // per kernel
   std::vector<std::set<int>> kernelStores_;    // per kernel
+  std::vector<std::string> kernelOverruns_;    // per kernel: a store past its buffer, or ""
+  std::string overrun_;                        // of the kernel being checked
+  int deadLoops_ = 0;                          // enclosing host loops of no trips
   std::set<int> written_;                      // buffers some step writes
 };
 

@@ -216,22 +216,25 @@ bool dropIdentityReshapes(Func& f) {
 }  // namespace
 
 const std::vector<Pass>& pipelinePasses() {
+  using Opts = const PipelineOptions&;
   static const std::vector<Pass> passes = {
       // First: the rules are not run, and the function's equations are then simplified and
       // fused like any others.
       {"inline-custom-calls", "calls of custom_jvp / custom_vjp functions become the function's equations",
-       inlineCustomCalls},
+       [](Func& f, Opts) { return inlineCustomCalls(f); }},
       // After the passes that create ops and before fusion sees them: the converts it adds fuse.
       {"widen-low-precision", "ops on bf16 / f16 values compute in f32, converting at their edges",
-       widenLowPrecision},
+       [](Func& f, Opts o) { return widenLowPrecision(f, WidenOptions{o.keepBf16Products}); }},
       // Before scan-to-map, which then batches the rounds of a scan body like any map-like ops.
       {"expand-associative-scans", "associative_scan ops become log-depth odd-even rounds",
-       expandAssociativeScans, &PipelineOptions::expandAssociativeScans},
+       [](Func& f, Opts) { return expandAssociativeScans(f); }, &PipelineOptions::expandAssociativeScans},
       // Early, so the maps it creates are simplified and cleaned by the passes after it.
-      {"scan-to-map", "carry-less scans over map-like bodies become one batched map", scanToMap},
-      {"drop-identity-reshapes", "removes reshapes that do not change the shape", dropIdentityReshapes},
+      {"scan-to-map", "carry-less scans over map-like bodies become one batched map",
+       [](Func& f, Opts) { return scanToMap(f); }},
+      {"drop-identity-reshapes", "removes reshapes that do not change the shape",
+       [](Func& f, Opts) { return dropIdentityReshapes(f); }},
       // After the other IR passes: they leave unused equations behind.
-      {"dce", "removes equations whose results are never used", dce},
+      {"dce", "removes equations whose results are never used", [](Func& f, Opts) { return dce(f); }},
       // Last, and not an IR pass: its options are the backend's, so the backend runs it when it
       // compiles (kir::lowerStage in jit/kernel, which jit/transform does not depend on).
       {kLowerStage, "lowers the IR to the kernel IR of the backend in use (fusion, buffer plan)", nullptr},
@@ -255,7 +258,7 @@ FuncPtr runPipeline(const Func& f, const PipelineOptions& opts) {
   for (const Pass& p : pipelinePasses()) {
     if (!p.run) continue;  // `lower`: run by the backend
     if (p.when && !(opts.*p.when)) continue;
-    bool changed = p.run(*g);
+    bool changed = p.run(*g, opts);
     if (opts.verifyEach) {
       std::string err = verify(*g);
       if (!err.empty()) internalError(std::string("IR fails verification after pass `") + p.name + "`: " + err);

@@ -17,7 +17,7 @@ struct Pass {
   const char* description;
   /// Rewrites `f` in place (its sub-functions too); returns whether anything changed. Null for
   /// the last stage, `lower` (kLowerStage), which the backend runs when it compiles.
-  bool (*run)(Func& f);
+  bool (*run)(Func& f, const PipelineOptions& opts);
   /// The option that turns the pass on, or null: it always runs.
   bool PipelineOptions::*when = nullptr;
 };
@@ -42,6 +42,8 @@ struct PipelineOptions {
   /// associative_scan ops become odd-even rounds of array ops, for a backend that prefers log
   /// depth to a serial or blocked scan (Backend::scansWithCombiners).
   bool expandAssociativeScans = false;
+  /// bf16 products stay bf16 for the backend's GEMM (Backend::multipliesBf16, WidenOptions).
+  bool keepBf16Products = false;
 };
 
 /// Runs every IR pass on a deep copy of `f` and returns the optimised copy, the input of the

@@ -11,6 +11,8 @@
 #include "jit/collectives.hpp"
 #include "jit/cpu/cpu_backend.hpp"
 #include "jit/cpu/gemm.hpp"
+#include "jit/cpu/gemm_bf16.hpp"
+#include "jit/lowp.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 #include "kernel_test_util.hpp"
@@ -548,7 +550,9 @@ TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
     Shape l, r;
     std::vector<int64_t> lc, rc, lb, rb;
   };
-  for (DType t : {F32, F64})
+  // bf16 too: its products stay bf16 on the CPU (Note [bf16 products]); quarters in [-3, 3] and
+  // their exact sums round to the same bf16 whatever multiplies them.
+  for (DType t : {F32, F64, DType::BF16})
     for (const Dims& d : std::vector<Dims>{{{100, 96}, {96, 130}, {1}, {0}, {}, {}},
                                            {{96, 100}, {96, 130}, {0}, {0}, {}, {}},
                                            {{100, 96}, {130, 96}, {1}, {1}, {}, {}},
@@ -564,6 +568,51 @@ TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
       check({std::string("gemm_blocks_") + dtypeName(t), b.ret({b.emit1(Op::DotGeneral, {x, y}, a)}),
              {quarters(t, d.l), quarters(t, d.r)}});
     }
+}
+
+TEST(CpuBackend, Bf16ProductsAreRoundedOnceFromF32AndUseNativeKernelsWhereTheCpuHasThem) {
+  // Each layout (transposes, a row block, a batch entry) through bf16GemmRows (oneDNN where it has
+  // a native kernel) and through the widened reference: both accumulate in f32 and round once,
+  // so they may differ only by the order of summation: at most one bf16 ulp, rarely.
+  const int64_t m = 70, n = 90, k = 200, batch = 2;
+  std::vector<uint16_t> a(batch * m * k), b(batch * k * n), c1(batch * m * n), c2(batch * m * n);
+  uint32_t state = 7;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return lowp::f32ToBf16(static_cast<float>(static_cast<int32_t>(state >> 8) % 2001) / 1000.0f - 1.0f);
+  };
+  for (uint16_t& x : a) x = next();
+  for (uint16_t& x : b) x = next();
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      cpu::GemmCall g{4, ta, tb, m, n, k, a.data(), ta ? m : k, m * k, b.data(), tb ? k : n, k * n,
+                      nullptr, n, m * n, batch};
+      std::fill(c1.begin(), c1.end(), 0xFFFF);  // NaN: an element left unwritten shows
+      g.c = c1.data();
+      cpu::bf16GemmRows(g, 1, 10, 60);
+      g.c = c2.data();
+      cpu::bf16GemmRowsWidened(g, 1, 10, 60);
+      int farApart = 0, differ = 0;
+      for (int64_t i = 10; i < 60; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t at = m * n + i * n + j;
+          float x = lowp::bf16ToF32(c1[at]), y = lowp::bf16ToF32(c2[at]);
+          differ += c1[at] != c2[at];
+          farApart += !(std::fabs(x - y) <= std::fabs(y) * 0x1p-7f + 1e-6f);
+        }
+      EXPECT_EQ(farApart, 0) << "transA " << ta << " transB " << tb;
+      EXPECT_LE(differ, 50 * n / 10) << "transA " << ta << " transB " << tb;  // rare, not systematic
+      EXPECT_EQ(c1[0], 0xFFFF) << "a row outside the block was written";
+    }
+  std::string what = cpu::bf16GemmDescription();
+  RecordProperty("bf16_gemm", what);
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512bf16"))
+    EXPECT_NE(what.find("oneDNN"), std::string::npos) << what;
+  else
+    EXPECT_NE(what.find("widened"), std::string::npos) << what;
+#endif
 }
 
 TEST(CpuBackend, OpenBlasRunsOneThreadPerCallWithKernelsForTheCpusFeatures) {

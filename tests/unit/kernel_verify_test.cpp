@@ -163,6 +163,24 @@ TEST(KernelVerify, RejectsAConstantIndexOutOfBounds) {
   EXPECT_EQ(kir::verifyProgram(p), "program f: kernel k0: index 16 outside b1 of 16 elements");
 }
 
+TEST(KernelVerify, RejectsAStoreAtAParallelIndexPastItsBuffer) {
+  // Row fusion once merged a kernel over an empty array into one over 24 points, storing to the
+  // empty buffer once per point (docs/hardening.md, session 15).
+  kir::Program p = valid();
+  p.buffers[1].elems = 8;
+  EXPECT_EQ(kir::verifyProgram(p), "program f: steps[0]: launch of kernel k0: a store at i0 over 16 points into b1 "
+                                   "of 8 elements");
+  // Launched only inside a host loop of no trips (a scan over an empty axis), it never runs.
+  kir::Step loop;
+  loop.kind = kir::StepKind::Loop;
+  loop.hostVar = 0;
+  loop.count = 0;
+  loop.body = p.steps;
+  p.numHostVars = 1;
+  p.steps = {loop};
+  EXPECT_EQ(kir::verifyProgram(p), "");
+}
+
 TEST(KernelVerify, RejectsALaunchOfAMissingKernel) {
   kir::Program p = valid();
   p.steps.at(0).kernel = 3;

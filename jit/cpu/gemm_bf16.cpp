@@ -1,0 +1,207 @@
+// bf16 matrix products on the CPU: oneDNN's matmul where the CPU multiplies bf16 natively, an
+// f32 SGEMM of the widened operands elsewhere (jit/cpu/gemm_bf16.hpp).
+#include "jit/cpu/gemm_bf16.hpp"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "jit/lowp.hpp"
+
+namespace scn::cpu {
+
+// Note [bf16 products]
+// ~~~~~~~~~~~~~~~~~~~~
+// A bf16 matmul means, in JAX as in scn, a product accumulated in f32 and rounded once to bf16
+// (Note [Low-precision floats]). Widened (convert, SGEMM, convert) it can only be slower than the
+// f32 product; CPUs with AVX512-BF16 (Zen 4, Cooper Lake, Sapphire Rapids) or AMX-BF16 multiply
+// bf16 pairs at twice the f32 rate (vdpbf16ps) or more. OpenBLAS's sbgemm is missing from Debian's
+// build, so the CPU backend keeps bf16 dot_generals out of the widen pass
+// (LowerOptions::keepBf16Products) and the Gemm step lands here:
+// - oneDNN's matmul primitive (Debian's libdnnl, a JIT that picks kernels by CPUID features) when
+//   its choice for the layout is a native-bf16 kernel (its implementation name says avx512_core_bf16
+//   or amx). On this Zen 4, 16 products of 256^3: 217 GFLOP/s on one core, 2.3x OpenBLAS's SGEMM.
+//   Accumulation is f32 and the result is rounded to nearest even: the widened form's semantics,
+//   with the library's order of summation.
+// - Otherwise (an older CPU, a layout oneDNN only has a reference kernel for) the operands are
+//   widened into per-thread scratch and OpenBLAS multiplies them, exactly the widened form.
+// Like OpenBLAS (Note [One thread pool for GEMM]) oneDNN runs one thread per call: its OpenMP
+// threads are limited to 1 around each call, on the calling thread only, and restored after, so
+// a host's own OpenMP setting is left as it was. Primitives are created once per layout and shared;
+// each call brings its own scratchpad (user scratchpad mode), which makes concurrent calls safe.
+
+namespace {
+
+using OmpGetMaxThreads = int (*)();
+using OmpSetNumThreads = void (*)(int);
+
+/// One primitive per layout of a row block (rows, n, k, leading dimensions, transposes).
+using LayoutKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>;
+
+struct Primitive {
+  dnnl_primitive_t prim = nullptr;  // null: no native-bf16 kernel for this layout
+  dnnl_memory_desc_t a{}, b{}, c{}, scratch{};
+  size_t scratchBytes = 0;
+};
+
+class OneDnn {
+ public:
+  OneDnn() {
+    ompGet_ = reinterpret_cast<OmpGetMaxThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    ompSet_ = reinterpret_cast<OmpSetNumThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    if (dnnl_engine_create(&engine_, dnnl_cpu, 0) != dnnl_success) engine_ = nullptr;
+    const dnnl_version_t* v = dnnl_version();
+    version_ = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+  }
+
+  /// The primitive for g's rows [r0, r1) (its prim null where oneDNN has no native kernel).
+  const Primitive& primitive(const GemmCall& g, int64_t rows) {
+    LayoutKey key{rows, g.n, g.k, g.lda, g.ldb, g.ldc, g.transA, g.transB};
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return *it->second;
+    auto p = std::make_unique<Primitive>(create(g, rows));
+    return *cache_.emplace(key, std::move(p)).first->second;
+  }
+
+  /// Runs p on one thread; false when a oneDNN call failed (the caller then widens).
+  bool run(const Primitive& p, const void* a, const void* b, void* c) {
+    thread_local std::vector<unsigned char> scratch;
+    thread_local dnnl_stream_t stream = nullptr;
+    if (!stream && dnnl_stream_create(&stream, engine_, dnnl_stream_default_flags) != dnnl_success) return false;
+    if (scratch.size() < p.scratchBytes) scratch.resize(p.scratchBytes);
+    dnnl_memory_t mem[4] = {};
+    bool ok = dnnl_memory_create(&mem[0], &p.a, engine_, const_cast<void*>(a)) == dnnl_success &&
+              dnnl_memory_create(&mem[1], &p.b, engine_, const_cast<void*>(b)) == dnnl_success &&
+              dnnl_memory_create(&mem[2], &p.c, engine_, c) == dnnl_success &&
+              dnnl_memory_create(&mem[3], &p.scratch, engine_, scratch.data()) == dnnl_success;
+    if (ok) {
+      dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mem[0]}, {DNNL_ARG_WEIGHTS, mem[1]}, {DNNL_ARG_DST, mem[2]},
+                                 {DNNL_ARG_SCRATCHPAD, mem[3]}};
+      int threads = ompGet_ && ompSet_ ? ompGet_() : 1;
+      if (threads != 1) ompSet_(1);
+      ok = dnnl_primitive_execute(p.prim, stream, 4, args) == dnnl_success && dnnl_stream_wait(stream) == dnnl_success;
+      if (threads != 1) ompSet_(threads);
+    }
+    for (dnnl_memory_t m : mem)
+      if (m) dnnl_memory_destroy(m);
+    return ok;
+  }
+
+  /// "oneDNN 2.6.3, brg:avx512_core_bf16" for a 256^3 product, or why it is not used.
+  std::string describe() {
+    if (!engine_) return "f32 SGEMM of widened operands (oneDNN has no CPU engine)";
+    GemmCall g{4, false, false, 256, 256, 256, nullptr, 256, 0, nullptr, 256, 0, nullptr, 256, 0, 1};
+    const Primitive& p = primitive(g, 256);
+    if (!p.prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + lastImpl_ + ")";
+    return version_ + ", " + implOf(p.prim);
+  }
+
+ private:
+  static std::string implOf(dnnl_primitive_t prim) {
+    const_dnnl_primitive_desc_t pd = nullptr;
+    const char* impl = nullptr;
+    if (dnnl_primitive_get_primitive_desc(prim, &pd) != dnnl_success ||
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
+      return "?";
+    return impl;
+  }
+
+  static bool nativeBf16(const std::string& impl) {
+    return impl.find("bf16") != std::string::npos || impl.find("amx") != std::string::npos;
+  }
+
+  Primitive create(const GemmCall& g, int64_t rows) {
+    Primitive p;
+    if (!engine_) return p;
+    dnnl_dims_t aDims = {rows, g.k}, aStrides = {g.transA ? 1 : g.lda, g.transA ? g.lda : 1};
+    dnnl_dims_t bDims = {g.k, g.n}, bStrides = {g.transB ? 1 : g.ldb, g.transB ? g.ldb : 1};
+    dnnl_dims_t cDims = {rows, g.n}, cStrides = {g.ldc, 1};
+    dnnl_primitive_attr_t attr = nullptr;
+    dnnl_primitive_desc_t pd = nullptr;
+    dnnl_matmul_desc_t desc;
+    bool ok = dnnl_memory_desc_init_by_strides(&p.a, 2, aDims, dnnl_bf16, aStrides) == dnnl_success &&
+              dnnl_memory_desc_init_by_strides(&p.b, 2, bDims, dnnl_bf16, bStrides) == dnnl_success &&
+              dnnl_memory_desc_init_by_strides(&p.c, 2, cDims, dnnl_bf16, cStrides) == dnnl_success &&
+              dnnl_matmul_desc_init(&desc, &p.a, &p.b, nullptr, &p.c) == dnnl_success &&
+              dnnl_primitive_attr_create(&attr) == dnnl_success &&
+              dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
+              dnnl_primitive_desc_create(&pd, &desc, attr, engine_, nullptr) == dnnl_success;
+    if (ok) {
+      const char* impl = nullptr;
+      dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+      lastImpl_ = impl ? impl : "?";
+      const dnnl_memory_desc_t* s = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+      if (s) p.scratch = *s;
+      p.scratchBytes = s ? dnnl_memory_desc_get_size(s) : 0;
+      if (nativeBf16(lastImpl_) && dnnl_primitive_create(&p.prim, pd) != dnnl_success) p.prim = nullptr;
+    }
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return p;
+  }
+
+  dnnl_engine_t engine_ = nullptr;
+  OmpGetMaxThreads ompGet_ = nullptr;
+  OmpSetNumThreads ompSet_ = nullptr;
+  std::string version_, lastImpl_ = "none";
+  std::mutex m_;
+  std::map<LayoutKey, std::unique_ptr<Primitive>> cache_;  // entries never move or die
+};
+
+/// Never destroyed: products may run during static destruction of a host.
+OneDnn& oneDnn() {
+  static OneDnn* d = new OneDnn;
+  return *d;
+}
+
+const uint16_t* bits(const void* p, int64_t offset) { return static_cast<const uint16_t*>(p) + offset; }
+
+}  // namespace
+
+void bf16GemmRowsWidened(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
+  thread_local std::vector<float> a32, b32, c32;
+  int64_t rows = r1 - r0;
+  // op(A)'s rows r0..r1 as a [rows, k] block, B as [k, n]: copied dense, so ld = row length.
+  a32.resize(static_cast<size_t>(rows * g.k));
+  b32.resize(static_cast<size_t>(g.k * g.n));
+  c32.resize(static_cast<size_t>(rows * g.n));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < g.k; ++j) {
+      int64_t at = g.transA ? j * g.lda + (r0 + i) : (r0 + i) * g.lda + j;
+      a32[i * g.k + j] = lowp::bf16ToF32(*bits(g.a, b * g.strideA + at));
+    }
+  for (int64_t i = 0; i < g.k; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      int64_t at = g.transB ? j * g.ldb + i : i * g.ldb + j;
+      b32[i * g.n + j] = lowp::bf16ToF32(*bits(g.b, b * g.strideB + at));
+    }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(g.n),
+              static_cast<int>(g.k), 1.0f, a32.data(), static_cast<int>(g.k), b32.data(), static_cast<int>(g.n),
+              0.0f, c32.data(), static_cast<int>(g.n));
+  auto* c = static_cast<uint16_t*>(g.c) + b * g.strideC + r0 * g.ldc;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < g.n; ++j) c[i * g.ldc + j] = lowp::f32ToBf16(c32[i * g.n + j]);
+}
+
+void bf16GemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
+  const Primitive& p = oneDnn().primitive(g, r1 - r0);
+  if (p.prim) {
+    int64_t aOff = b * g.strideA + (g.transA ? r0 : r0 * g.lda);
+    if (oneDnn().run(p, bits(g.a, aOff), bits(g.b, b * g.strideB),
+                     static_cast<uint16_t*>(g.c) + b * g.strideC + r0 * g.ldc))
+      return;
+  }
+  bf16GemmRowsWidened(g, b, r0, r1);
+}
+
+std::string bf16GemmDescription() { return oneDnn().describe(); }
+
+}  // namespace scn::cpu
