@@ -172,6 +172,8 @@ double probeCopyGBs(size_t bytes, int threads, int runs);
 double probeFillGBs(size_t bytes, int threads, int runs);
 /// OpenBLAS SGEMM rate in GFLOP/s for `batch` row-major (n x n) @ (n x n) products.
 double probeSgemmGFlops(int n, int batch, int runs, bool libraryThreads);
+/// The same products in bf16 as scn runs them (jit/cpu/gemm_bf16.hpp), one thread per call.
+double probeBf16GemmGFlops(int n, int batch, int runs);
 
 /// y[i] = sin(x[i] * x[i] + 1), one thread, compiled with -O3 -march=native (libm sinf).
 void plainSinLoop(const float* x, float* y, int64_t n);

@@ -74,6 +74,8 @@ fi
     "(family $(sed -n 's/^cpu family\t*: //p' /proc/cpuinfo | head -1) model $(sed -n 's/^model\t*: //p' /proc/cpuinfo | head -1))," \
     "$(nproc) cores, load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); LLVM $(llvm-config-19 --version 2>/dev/null || echo 19)," \
     "OpenBLAS $(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo '?')," \
+    "oneDNN $(dpkg-query -W -f='${Version}' libdnnl2 2>/dev/null || echo '?') (bf16 products)," \
+    "FFTW $(dpkg-query -W -f='${Version}' libfftw3-single3 2>/dev/null || echo '?')," \
     "jax $(python3 -c 'import jax; print(jax.__version__)'); arguments: ${ARGS[*]}"
   echo
   python3 "$ROOT/bench/report.py" "$OUT/scn.jsonl" "$OUT/jax.jsonl" "${BUSY[@]}"

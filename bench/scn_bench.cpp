@@ -12,6 +12,7 @@
 
 #include "bench/harness.hpp"
 #include "jit/cpu/gemm.hpp"
+#include "jit/cpu/gemm_bf16.hpp"
 #include "jit/cpu/host_blocks.hpp"
 #include "driver/session.hpp"
 
@@ -207,6 +208,11 @@ void probes(const Options& o) {
   emit(r);
   r = rec("probe", "P", "sgemm, OpenBLAS's own threads", gemmSize);
   r.value = probeSgemmGFlops(n, batch, o.runs, true);
+  r.unit = "GFLOP/s";
+  emit(r);
+  r = rec("probe", "P", "bf16 gemm, 1 thread per call on all cores",
+          std::to_string(batch) + "x" + std::to_string(n) + "^3; " + cpu::bf16GemmDescription());
+  r.value = probeBf16GemmGFlops(n, batch, o.runs);
   r.unit = "GFLOP/s";
   emit(r);
 }
