@@ -194,6 +194,14 @@ void checkBufferSizes(const Func& f) {
   for (const Eqn& e : f.eqns)
     for (const FuncPtr& s : e.subs) checkBufferSizes(*s);
 }
+
+/// The pipeline options the backend asks for (which passes suit it); callers add the printing.
+PipelineOptions pipelineOptionsFor(const Backend& backend) {
+  PipelineOptions popts;
+  popts.expandAssociativeScans = !backend.scansWithCombiners();
+  popts.keepBf16Products = backend.multipliesBf16();
+  return popts;
+}
 }  // namespace
 
 std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
@@ -202,12 +210,10 @@ std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& 
     Compiled c;
     checkBufferSizes(*f);
     auto t0 = std::chrono::steady_clock::now();
-    PipelineOptions popts;
+    PipelineOptions popts = pipelineOptionsFor(*backend_);
     popts.printAfter = opts_.printAfter;
     popts.print = opts_.out;
     popts.label = rec && !rec->signature.empty() ? rec->signature : f->name;
-    popts.expandAssociativeScans = !backend_->scansWithCombiners();
-    popts.keepBf16Products = backend_->multipliesBf16();
     FuncPtr optimised = runPipeline(*f, popts);
     if (opts_.out && (opts_.printAfter == kLowerStage || opts_.printAfter == "all")) {
       // The pipeline's last stage runs in the backend (Note [The lower stage]).
@@ -367,10 +373,7 @@ bool Session::emitForCall(const std::string& stage, const std::string& name, con
     return false;
   }
   try {
-    PipelineOptions popts;
-    popts.expandAssociativeScans = !backend_->scansWithCombiners();
-    popts.keepBf16Products = backend_->multipliesBf16();
-    out = emitFuncStage(stage, runPipeline(*captured, popts), opts_.optLevel, cudaPrelude);
+    out = emitFuncStage(stage, runPipeline(*captured, pipelineOptionsFor(*backend_)), opts_.optLevel, cudaPrelude);
   } catch (const UserError& e) {
     report(e.diag);
     return false;

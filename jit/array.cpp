@@ -81,7 +81,7 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   // aligned_alloc wants a size that is a multiple of the alignment (and never 0 here).
   size_t rounded = bytes == 0 ? kAlignment : bytes;
   if (rounded % kAlignment) {
-    if (rounded > std::numeric_limits<size_t>::max() - kAlignment - 2 * kGuardBytes)
+    if (rounded > std::numeric_limits<size_t>::max() - kAlignment)
       fail("E0401", Span{}, "cannot allocate " + std::to_string(bytes) + " bytes");
     rounded += kAlignment - rounded % kAlignment;
   }

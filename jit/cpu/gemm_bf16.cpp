@@ -47,6 +47,7 @@ using LayoutKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_
 
 struct Primitive {
   dnnl_primitive_t prim = nullptr;  // null: no native-bf16 kernel for this layout
+  std::string impl = "none";        // oneDNN's implementation for the layout
   dnnl_memory_desc_t a{}, b{}, c{}, scratch{};
   size_t scratchBytes = 0;
 };
@@ -100,20 +101,11 @@ class OneDnn {
     if (!engine_) return "f32 SGEMM of widened operands (oneDNN has no CPU engine)";
     GemmCall g{4, false, false, 256, 256, 256, nullptr, 256, 0, nullptr, 256, 0, nullptr, 256, 0, 1};
     const Primitive& p = primitive(g, 256);
-    if (!p.prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + lastImpl_ + ")";
-    return version_ + ", " + implOf(p.prim);
+    if (!p.prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + p.impl + ")";
+    return version_ + ", " + p.impl;
   }
 
  private:
-  static std::string implOf(dnnl_primitive_t prim) {
-    const_dnnl_primitive_desc_t pd = nullptr;
-    const char* impl = nullptr;
-    if (dnnl_primitive_get_primitive_desc(prim, &pd) != dnnl_success ||
-        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
-      return "?";
-    return impl;
-  }
-
   static bool nativeBf16(const std::string& impl) {
     return impl.find("bf16") != std::string::npos || impl.find("amx") != std::string::npos;
   }
@@ -137,11 +129,11 @@ class OneDnn {
     if (ok) {
       const char* impl = nullptr;
       dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-      lastImpl_ = impl ? impl : "?";
+      p.impl = impl ? impl : "?";
       const dnnl_memory_desc_t* s = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
       if (s) p.scratch = *s;
       p.scratchBytes = s ? dnnl_memory_desc_get_size(s) : 0;
-      if (nativeBf16(lastImpl_) && dnnl_primitive_create(&p.prim, pd) != dnnl_success) p.prim = nullptr;
+      if (nativeBf16(p.impl) && dnnl_primitive_create(&p.prim, pd) != dnnl_success) p.prim = nullptr;
     }
     if (pd) dnnl_primitive_desc_destroy(pd);
     if (attr) dnnl_primitive_attr_destroy(attr);
@@ -151,7 +143,7 @@ class OneDnn {
   dnnl_engine_t engine_ = nullptr;
   OmpGetMaxThreads ompGet_ = nullptr;
   OmpSetNumThreads ompSet_ = nullptr;
-  std::string version_, lastImpl_ = "none";
+  std::string version_;
   std::mutex m_;
   std::map<LayoutKey, std::unique_ptr<Primitive>> cache_;  // entries never move or die
 };
