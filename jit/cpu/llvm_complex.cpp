@@ -106,6 +106,12 @@ Value* emitComplexOp(llvm::IRBuilder<>& b, Op op, DType t, const std::vector<Val
     case Op::Exp2: return callOut(b, "scn_cexp2", t, {re(b, a[0]), im(b, a[0])});
     case Op::Reciprocal: return callOut(b, "scn_creciprocal", t, {re(b, a[0]), im(b, a[0])});
     case Op::Sigmoid: return callOut(b, "scn_csigmoid", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Asin: return callOut(b, "scn_casin", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Acos: return callOut(b, "scn_cacos", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Atan: return callOut(b, "scn_catan", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Asinh: return callOut(b, "scn_casinh", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Acosh: return callOut(b, "scn_cacosh", t, {re(b, a[0]), im(b, a[0])});
+    case Op::Atanh: return callOut(b, "scn_catanh", t, {re(b, a[0]), im(b, a[0])});
     case Op::Real: return re(b, a[0]);
     case Op::Imag: return im(b, a[0]);
     case Op::Conj: return make(b, t, re(b, a[0]), b.CreateFNeg(im(b, a[0])));

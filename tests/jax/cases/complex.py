@@ -22,6 +22,18 @@ def cplx(r, shape, dtype=np.complex64, scale=2.0):
     return (re + 1j * im).astype(dtype)
 
 
+def edge_points(dtype, huge):
+    """Points where the inverse trigonometric functions are hard: on and beside the branch cuts
+    (a zero part of either sign), at and near the branch points +-1 and +-i, tiny and huge."""
+    pts = [2 + 0j, complex(2, -0.0), complex(-2, 0.0), complex(-2, -0.0), complex(0.0, 3), complex(-0.0, 3),
+           complex(0.0, -3), complex(-0.0, -3), 0.5 + 0j, complex(-0.5, -0.0), 1 + 0j, -1 + 0j, 0j, 1j, -1j,
+           1 + 1e-7j, complex(1 - 1e-7, 1e-7), complex(-1, 1e-7), 1e-7j + 1e-7, complex(1e-20, -1e-20),
+           complex(huge, huge), complex(-huge, 3), complex(3, -huge), complex(0.0, huge), 5 + 1e-10j,
+           0.999 + 0.001j, complex(0.3, 0.4), complex(-0.3, -0.4), complex(1.5, 0.2), complex(0.2, 1.5),
+           complex(-7, 2), complex(40, -30)]
+    return np.array(pts, dtype=dtype)
+
+
 def c1(r):
     return [cplx(r, (16,))]
 
@@ -76,6 +88,19 @@ CASES = [
          c1_64, x64=True, rtol=1e-13, atol=1e-14),
     Case("c_log1p_expm1_f64", "fn c_log1p_expm1_f64(a) = (log1p(a), expm1(a))", lambda a: (jnp.log1p(a), jnp.expm1(a)),
          c1_64, x64=True, rtol=1e-13, atol=1e-14),
+    # arcsin arccos arctan arcsinh arccosh arctanh (session 16): Hull et al.'s asin/acos and the
+    # log1p form of atanh against XLA's; normal draws, then the awkward points: the branch cuts
+    # on both axes (both signs of a zero part), +-1, +-i, tiny and huge moduli
+    Case("c_inverse_trig", "fn c_inverse_trig(a) = (arcsin(a), arccos(a), arctan(a), arcsinh(a), arccosh(a), arctanh(a))",
+         lambda a: (jnp.arcsin(a), jnp.arccos(a), jnp.arctan(a), jnp.arcsinh(a), jnp.arccosh(a), jnp.arctanh(a)),
+         c1, rtol=4e-6, atol=1e-6),
+    Case("c_inverse_trig_edges", "fn c_inverse_trig_edges(a) = (arcsin(a), arccos(a), arctan(a), arcsinh(a), arccosh(a), arctanh(a))",
+         lambda a: (jnp.arcsin(a), jnp.arccos(a), jnp.arctan(a), jnp.arcsinh(a), jnp.arccosh(a), jnp.arctanh(a)),
+         lambda r: [edge_points(np.complex64, 1e30)], rtol=4e-6, atol=1e-6),
+    Case("c_inverse_trig_f64", "fn c_inverse_trig_f64(a) = (arcsin(a), arccos(a), arctan(a), arcsinh(a), arccosh(a), arctanh(a))",
+         lambda a: (jnp.arcsin(a), jnp.arccos(a), jnp.arctan(a), jnp.arcsinh(a), jnp.arccosh(a), jnp.arctanh(a)),
+         lambda r: [np.concatenate([cplx(r, (16,), np.complex128), edge_points(np.complex128, 1e200)])],
+         x64=True, rtol=1e-13, atol=1e-14),
     # parts
     Case("c_parts", "fn c_parts(a) = (real(a), imag(a), conj(a), abs(a), angle(a))",
          lambda a: (jnp.real(a), jnp.imag(a), jnp.conj(a), jnp.abs(a), jnp.angle(a)), c1, rtol=2e-6),
