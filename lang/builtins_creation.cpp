@@ -186,15 +186,18 @@ Value rfftfreq(Evaluator& ev, CallArgs& c) {
   return arr(sampleFrequencies(ev, k, n, d, a.dtype(2).value_or(DType::F32), c.span));
 }
 
-// array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays.
+// array(x, dtype=None): an array from a number or a nested tuple of numbers/arrays (a list
+// literal written here comes as the tuple of its rows: Note [Array literals]). Under a dtype each
+// element converts to it before the stacking, as in jnp.array; without one they promote.
 Value array(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "array", {"x", "dtype="});
   std::optional<DType> dtype = a.dtype(1);
   std::function<AVal(const Value&)> build = [&](const Value& v) -> AVal {
     if (!v.isTuple()) {
       AVal x = toArray(v, a.span(0), "array");
-      const Array* written = x.literalValues();  // Note [Array literals]: exact under a dtype
-      return written && dtype ? AVal::of(*written, true) : x;
+      if (!dtype) return x;
+      const Array* written = x.literalValues();  // a literal bound to a name: exact too
+      return ev.ops().convert(written ? AVal::of(*written, true) : x, *dtype, c.span);
     }
     if (v.elems->empty()) fail("E0207", a.span(0), "array of an empty tuple has no dtype", "use zeros((0,))");
     std::vector<AVal> parts;

@@ -190,6 +190,10 @@ class Evaluator {
   std::vector<std::shared_ptr<const Program>> takeErrorSources() { return std::exchange(errorSources_, {}); }
   Value eval(const Expr& e, const std::shared_ptr<Env>& env);
   void exec(const Stmt& s, const std::shared_ptr<Env>& env);
+  /// An array literal `[...]`, unstacked: a tuple of its rows (nested literals too), the
+  /// elements as written, checked for raggedness; for `array(x, dtype=)` to convert each element
+  /// (Note [Array literals]).
+  Value evalListRows(const ListExpr& e, const std::shared_ptr<Env>& env);
 
   /// Calls any callable value (closure, builtin, vmapped function, dtype).
   Value call(const Value& callee, CallArgs& args);
@@ -242,6 +246,7 @@ class Evaluator {
   Value callCompiled(const std::shared_ptr<Closure>& c, std::vector<Value> bound, Span span, Span site);
   Value callVmap(const VmapFn& v, CallArgs& args);
   std::vector<Value> bindParams(const Closure& c, CallArgs& args);
+  Value evalList(const ListExpr& e, const std::shared_ptr<Env>& env);
   Value evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env);
   Value evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env);
   /// The items of `x[...]` evaluated (lang/indexing.cpp).
@@ -250,7 +255,6 @@ class Evaluator {
   /// `x.f(args)` (Note [Methods] in lang/methods.cpp) and `x.at[i].f(args)`.
   Value evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   Value evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std::shared_ptr<Env>& env);
-  Value evalList(const ListExpr& e, const std::shared_ptr<Env>& env);
   Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);

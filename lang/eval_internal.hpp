@@ -17,7 +17,10 @@ Value makeClosure(std::string name, const std::vector<Param>& params, const Expr
 
 /// The arguments of a call, evaluated in source order: positional ones and keywords with their
 /// spans (the parser has already rejected a keyword given twice, E0015).
-CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env);
+/// `listRows`: list literals among the positional arguments come as tuples of their rows, the
+/// elements as written (Evaluator::evalListRows; for `array`).
+CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env,
+                       bool listRows = false);
 
 /// How an argument shows in a signature (--stats, :help NAME, the call chain of an error): its
 /// type, its value when static ("n=3" is the caller's: this gives the "3").

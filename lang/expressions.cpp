@@ -131,7 +131,12 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
 // A literal of weak numbers (nested ones too) keeps its values as written beside the result
 // (AVal::literal), so that `array([0.1, 2**40], dtype=f64)` converts them exactly, as
 // jnp.array with an explicit dtype does under x64, instead of through f32 (or failing on an
-// integer past i32).
+// integer past i32). The literals written as `array`'s argument are not even stacked
+// (evalCall: `listRows`): array gets their rows, nested ones too, as a tuple of the elements as
+// written, and converts each element to its `dtype=` before stacking, as jnp.array does, so
+// `array([x_i32, 3000000000], dtype=i64)` and `array([x_f32, 0.1], dtype=f64)` are exact;
+// without a dtype the elements promote as here (E0228 for an integer past i32, as JAX's
+// OverflowError without x64).
 namespace {
 [[noreturn]] void failRagged(const ListExpr& e, size_t row, const Shape& first, const Shape& got) {
   std::string message =
@@ -145,7 +150,32 @@ namespace {
        "join arrays of different lengths with `concat`",
        {DiagNote{e.elems[0]->span, "row 0 is here"}});
 }
+
+// The shape an element of a literal's rows has: an array's, or of a tuple of rows (n, first...).
+Shape rowShapeOf(const Value& v, Span span) {
+  if (!v.isTuple()) return toArray(v, span, "an array literal").type.shape;
+  Shape s{static_cast<int64_t>(v.elems->size())};
+  if (v.elems->empty()) return s;
+  Shape inner = rowShapeOf(v.elems->front(), span);
+  s.insert(s.end(), inner.begin(), inner.end());
+  return s;
+}
 }  // namespace
+
+Value Evaluator::evalListRows(const ListExpr& e, const std::shared_ptr<Env>& env) {
+  if (e.elems.empty()) return evalList(e, env);
+  std::vector<Value> rows;
+  Shape first;
+  for (size_t i = 0; i < e.elems.size(); ++i) {
+    const Expr& elem = *e.elems[i];
+    Value v = elem.kind == ExprKind::List ? evalListRows(static_cast<const ListExpr&>(elem), env) : eval(elem, env);
+    Shape shape = rowShapeOf(v, elem.span);
+    if (i == 0) first = shape;
+    else if (shape != first) failRagged(e, i, first, shape);
+    rows.push_back(std::move(v));
+  }
+  return Value::ofTuple(std::move(rows));
+}
 
 Value Evaluator::evalList(const ListExpr& e, const std::shared_ptr<Env>& env) {
   if (e.elems.empty()) return Value::ofArray(AVal::of(Array(DType::F32, {0})));
@@ -284,12 +314,14 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
        shadowedModuleHelp(e, *env).value_or(arrayMemberHelp(e.attr)));
 }
 
-CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env) {
+CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span span, const std::shared_ptr<Env>& env,
+                       bool listRows) {
   CallArgs c;
   c.span = span;
   for (const Argument& a : args) {
     if (a.keyword.empty()) {
-      c.pos.push_back(ev.eval(*a.value, env));
+      bool rows = listRows && a.value->kind == ExprKind::List;
+      c.pos.push_back(rows ? ev.evalListRows(static_cast<const ListExpr&>(*a.value), env) : ev.eval(*a.value, env));
       c.posSpans.push_back(a.value->span);
     } else {
       c.kw.emplace_back(a.keyword, ev.eval(*a.value, env));
@@ -306,7 +338,9 @@ Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
     if (!member) return evalMethodCall(e, env);
   }
   Value callee = member ? *member : eval(*e.callee, env);
-  CallArgs args = evalArguments(*this, e.args, e.span, env);
+  // array(...) converts the elements of its list literals as written (Note [Array literals])
+  bool listRows = callee.kind == ValueKind::Builtin && callee.builtin->name == "array";
+  CallArgs args = evalArguments(*this, e.args, e.span, env, listRows);
   if (!callee.isCallable())
     fail("E0216", e.callee->span, describe(callee) + " is not callable");
   try {
