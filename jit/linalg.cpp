@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include "base/diagnostics.hpp"
 #include "jit/fft.hpp"
@@ -165,10 +167,24 @@ namespace {
 using Mat = std::vector<double>;  // row-major
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Mat symmetrised(const Mat& a, int64_t n) {
-  Mat s(n * n);
+// The scalar helpers that let cholesky, triangular_solve and lu run on real (S = double) and
+// complex (S = std::complex<double>) matrices with one text.
+double conjugate(double x) { return x; }
+std::complex<double> conjugate(std::complex<double> z) { return std::conj(z); }
+double nanOf(double) { return kNaN; }
+std::complex<double> nanOf(std::complex<double>) { return {kNaN, kNaN}; }  // both parts, as JAX's
+double realPart(double x) { return x; }
+double realPart(std::complex<double> z) { return z.real(); }
+// The pivot's size as LAPACK's i?amax measures it: |x|, and |re| + |im| for a complex x.
+double pivotSize(double x) { return std::abs(x); }
+double pivotSize(std::complex<double> z) { return std::abs(z.real()) + std::abs(z.imag()); }
+
+/// (a + a^H) / 2: the symmetric (Hermitian) part, which JAX factors.
+template <typename S>
+std::vector<S> symmetrised(const std::vector<S>& a, int64_t n) {
+  std::vector<S> s(n * n);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) s[i * n + j] = (a[i * n + j] + a[j * n + i]) / 2;
+    for (int64_t j = 0; j < n; ++j) s[i * n + j] = (a[i * n + j] + conjugate(a[j * n + i])) / 2.0;
   return s;
 }
 
@@ -178,29 +194,33 @@ Mat identity(int64_t rows, int64_t cols) {
   return q;
 }
 
-// Cholesky-Banachiewicz; any pivot that is not > 0 (NaN included) fails the whole matrix.
-void cholesky(const Mat& a0, int64_t n, Mat& l) {
-  Mat a = symmetrised(a0, n);
-  l.assign(n * n, 0.0);
+// Cholesky-Banachiewicz (l l^H = a); any pivot that is not > 0 (NaN included) fails the whole
+// matrix.
+template <typename S>
+void cholesky(const std::vector<S>& a0, int64_t n, std::vector<S>& l) {
+  std::vector<S> a = symmetrised(a0, n);
+  l.assign(n * n, S(0.0));
   for (int64_t j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (int64_t k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    double d = realPart(a[j * n + j]);
+    for (int64_t k = 0; k < j; ++k) d -= realPart(l[j * n + k] * conjugate(l[j * n + k]));
     if (!(d > 0)) {  // JAX: NaN in the lower triangle, the upper stays 0
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t k = 0; k < n; ++k) l[i * n + k] = k <= i ? kNaN : 0.0;
+        for (int64_t k = 0; k < n; ++k) l[i * n + k] = k <= i ? nanOf(S()) : S(0.0);
       return;
     }
     l[j * n + j] = std::sqrt(d);
     for (int64_t i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (int64_t k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      S s = a[i * n + j];
+      for (int64_t k = 0; k < j; ++k) s -= l[i * n + k] * conjugate(l[j * n + k]);
       l[i * n + j] = s / l[j * n + j];
     }
   }
 }
 
-// Substitution on op(a) = a or a^T, which is lower triangular when lower != transpose.
-void triangularSolve(const Mat& a, const Mat& b, const LinalgCall& c, Mat& x) {
+// Substitution on op(a) = a or a^T (never conjugated: trans="C" is conj(a) transposed, made by
+// the caller), which is lower triangular when lower != transpose.
+template <typename S>
+void triangularSolve(const std::vector<S>& a, const std::vector<S>& b, const LinalgCall& c, std::vector<S>& x) {
   int64_t n = c.n, k = c.k;
   auto A = [&](int64_t i, int64_t j) { return c.transpose ? a[j * n + i] : a[i * n + j]; };
   bool forward = c.lower != c.transpose;
@@ -208,7 +228,7 @@ void triangularSolve(const Mat& a, const Mat& b, const LinalgCall& c, Mat& x) {
   for (int64_t col = 0; col < k; ++col)
     for (int64_t s = 0; s < n; ++s) {
       int64_t i = forward ? s : n - 1 - s;
-      double v = x[i * k + col];
+      S v = x[i * k + col];
       for (int64_t t = 0; t < s; ++t) {
         int64_t j = forward ? t : n - 1 - t;
         v -= A(i, j) * x[j * k + col];
@@ -217,8 +237,9 @@ void triangularSolve(const Mat& a, const Mat& b, const LinalgCall& c, Mat& x) {
     }
 }
 
-// Doolittle with partial pivoting (the first largest magnitude wins, as LAPACK's idamax).
-void lu(const Mat& a, int64_t n, Mat& f, std::vector<int32_t>& piv, std::vector<int32_t>& perm) {
+// Doolittle with partial pivoting (the first largest pivot wins, as LAPACK's i?amax measures).
+template <typename S>
+void lu(const std::vector<S>& a, int64_t n, std::vector<S>& f, std::vector<int32_t>& piv, std::vector<int32_t>& perm) {
   f = a;
   piv.assign(n, 0);
   perm.resize(n);
@@ -226,14 +247,14 @@ void lu(const Mat& a, int64_t n, Mat& f, std::vector<int32_t>& piv, std::vector<
   for (int64_t j = 0; j < n; ++j) {
     int64_t p = j;
     for (int64_t i = j + 1; i < n; ++i)
-      if (std::abs(f[i * n + j]) > std::abs(f[p * n + j])) p = i;
+      if (pivotSize(f[i * n + j]) > pivotSize(f[p * n + j])) p = i;
     piv[j] = static_cast<int32_t>(p);
     if (p != j) {
       for (int64_t c = 0; c < n; ++c) std::swap(f[j * n + c], f[p * n + c]);
       std::swap(perm[j], perm[p]);
     }
-    double d = f[j * n + j];
-    if (d == 0) continue;
+    S d = f[j * n + j];
+    if (d == S(0.0)) continue;
     for (int64_t i = j + 1; i < n; ++i) {
       f[i * n + j] /= d;
       for (int64_t c = j + 1; c < n; ++c) f[i * n + c] -= f[i * n + j] * f[j * n + c];
@@ -425,14 +446,16 @@ void svd(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat& vt)
   normaliseSigns(u.data(), m, m, m, vt.data(), n, true, n);
 }
 
-template <typename T>
-Mat readMatrix(const void* p, int64_t at, int64_t elems) {
+/// Matrix `at` of a batch in the computing precision S (double, or std::complex<double> for
+/// stored complex T), and back.
+template <typename T, typename S>
+std::vector<S> readMatrix(const void* p, int64_t at, int64_t elems) {
   const T* x = static_cast<const T*>(p) + at;
-  return Mat(x, x + elems);
+  return std::vector<S>(x, x + elems);
 }
 
-template <typename T>
-void write(void* p, int64_t at, const Mat& v) {
+template <typename T, typename S>
+void write(void* p, int64_t at, const std::vector<S>& v) {
   T* x = static_cast<T*>(p) + at;
   for (size_t i = 0; i < v.size(); ++i) x[i] = static_cast<T>(v[i]);
 }
@@ -441,31 +464,39 @@ void writeInts(void* p, int64_t at, const std::vector<int32_t>& v) {
   std::copy(v.begin(), v.end(), static_cast<int32_t*>(p) + at);
 }
 
-template <typename T>
+/// T: the stored element (float, double, std::complex<float>, std::complex<double>); S: what
+/// it computes in. qr, eigh and svd take real matrices only (the tracer refuses complex ones).
+template <typename T, typename S>
 void runReference(const LinalgCall& c, const void* const* in, void* const* out) {
+  constexpr bool kComplex = !std::is_same_v<S, double>;
   for (int64_t b = 0; b < c.batch; ++b) {
     auto at = [&](int64_t elems) { return b * elems; };
-    Mat a = readMatrix<T>(in[0], at(c.inputElems(0)), c.inputElems(0)), x, y, z;
+    std::vector<S> a = readMatrix<T, S>(in[0], at(c.inputElems(0)), c.inputElems(0)), x;
     if (c.op == Op::Cholesky) {
       cholesky(a, c.n, x);
     } else if (c.op == Op::TriangularSolve) {
-      triangularSolve(a, readMatrix<T>(in[1], at(c.inputElems(1)), c.inputElems(1)), c, x);
+      triangularSolve(a, readMatrix<T, S>(in[1], at(c.inputElems(1)), c.inputElems(1)), c, x);
     } else if (c.op == Op::Lu) {
       std::vector<int32_t> piv, perm;
       lu(a, c.n, x, piv, perm);
       writeInts(out[1], at(c.n), piv);
       writeInts(out[2], at(c.n), perm);
-    } else if (c.op == Op::Qr) {
-      qr(a, c.m, c.n, c.fullMatrices, x, y);
-    } else if (c.op == Op::Eigh) {
-      eigh(a, c.n, x, y);  // outputs (w, v)
+    } else if constexpr (!kComplex) {
+      Mat y, z;
+      if (c.op == Op::Qr) {
+        qr(a, c.m, c.n, c.fullMatrices, x, y);
+      } else if (c.op == Op::Eigh) {
+        eigh(a, c.n, x, y);  // outputs (w, v)
+      } else {
+        SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
+        svd(a, c.m, c.n, c.fullMatrices, x, y, z);
+      }
+      write<T>(out[1], at(c.outputElems(1)), y);
+      if (c.op == Op::Svd) write<T>(out[2], at(c.outputElems(2)), z);
     } else {
-      SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
-      svd(a, c.m, c.n, c.fullMatrices, x, y, z);
+      internalError(std::string("linalg reference: ") + opName(c.op) + " of a complex matrix");
     }
     write<T>(out[0], at(c.outputElems(0)), x);
-    if (c.op == Op::Qr || c.op == Op::Eigh || c.op == Op::Svd) write<T>(out[1], at(c.outputElems(1)), y);
-    if (c.op == Op::Svd) write<T>(out[2], at(c.outputElems(2)), z);
   }
 }
 
@@ -473,9 +504,13 @@ void runReference(const LinalgCall& c, const void* const* in, void* const* out) 
 
 void linalgReference(const LinalgCall& c, const void* const* in, void* const* out) {
   if (isFftOp(c.op)) return fftReference(c, in[0], out[0]);
-  if (c.dtype == DType::F32) return runReference<float>(c, in, out);
-  SCN_ASSERT(c.dtype == DType::F64, "linalg on a dtype that is not a float");
-  runReference<double>(c, in, out);
+  switch (c.dtype) {
+    case DType::F32: return runReference<float, double>(c, in, out);
+    case DType::F64: return runReference<double, double>(c, in, out);
+    case DType::C64: return runReference<std::complex<float>, std::complex<double>>(c, in, out);
+    case DType::C128: return runReference<std::complex<double>, std::complex<double>>(c, in, out);
+    default: internalError(std::string("linalg on ") + dtypeName(c.dtype));
+  }
 }
 
 namespace interp {

@@ -37,13 +37,17 @@ namespace scn {
 //                              as eigh signs u's columns; full_matrices: u [m, m], vt [n, n], else
 //                              u [m, k], vt [k, n]. Under full_matrices the extra columns of u (rows
 //                              of vt) are any orthonormal completion (not unique).
-// Empty matrices (n = 0) give empty results; a batch of 0 matrices does nothing.
+// Empty matrices (n = 0) give empty results; a batch of 0 matrices does nothing. cholesky,
+// triangular_solve and lu also take complex matrices (c64, c128): cholesky factors the Hermitian
+// part (a + a^H) / 2 with l l^H (NaN in both parts where it fails), triangular_solve transposes
+// without conjugating (the language conjugates first for trans="C"), and lu pivots on |re| + |im|
+// as LAPACK's izamax. The reference computes them in std::complex<double>.
 
 /// One call of a Linalg op on `batch` matrices (FFT ops: vectors, Note [FFT ops] in jit/fft.hpp):
 /// the sizes and flags of its eqn.
 struct LinalgCall {
   Op op = Op::Cholesky;
-  DType dtype = DType::F64;  // of the first operand: f32 or f64 (FFT ops: c64 or c128 too)
+  DType dtype = DType::F64;  // of the first operand: f32 or f64; c64 or c128 for the FFT ops, cholesky, triangular_solve, lu
   int64_t batch = 1;         // product of the leading axes
   int64_t m = 0, n = 0;      // the (first) operand is [m, n] (square ops: m == n); FFT ops: n is
                              // the transform length, m == n

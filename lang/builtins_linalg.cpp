@@ -11,15 +11,16 @@ namespace {
 
 bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 
-/// x as a float stack of matrices: integers become f32 (i64/u64 f64) as in jnp, and x needs
-/// rank >= 2 (square when `square`), else E0282.
-AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true) {
+/// x as a float (or complex, where `complexOk`) stack of matrices: integers become f32 (i64/u64
+/// f64) as in jnp, and x needs rank >= 2 (square when `square`), else E0282.
+AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true, bool complexOk = false) {
   x = defaultize(x, span);
   x.weak = false;
-  if (isComplex(x.type.dtype))
+  if (isComplex(x.type.dtype) && !complexOk)
     fail("E0373", span, std::string("`") + fn + "` does not support complex operands, got " + typeString(x.type),
-         "scn's linear algebra takes real matrices (Note [Complex numbers] in jit/scalar/complex.inc)");
-  if (!isFloat(x.type.dtype)) {
+         "of complex matrices scn has cholesky, triangular_solve, solve, inv, det and slogdet; qr, eigh "
+         "and svd take real ones");
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) {
     bool wide = x.type.dtype == DType::I64 || x.type.dtype == DType::U64;
     x = ev.ops().convert(x, wide ? DType::F64 : DType::F32, span);
   }
@@ -66,6 +67,11 @@ std::pair<AVal, AVal> solveOperands(Evaluator& ev, AVal a, AVal b, bool vector, 
   a = ops.convert(ops.broadcastTo(a, ta, span, fn), t, span);
   b = ops.convert(ops.broadcastTo(b, tb, span, fn), t, span);
   return {a, b};
+}
+
+/// x [..., n, 1] as [..., n]: the solution for a vector b (batched when a is).
+AVal dropLastAxis(Evaluator& ev, const AVal& x, Span span) {
+  return ev.ops().reshape(x, Shape(x.type.shape.begin(), x.type.shape.end() - 1), span);
 }
 
 AVal triangularSolve(Evaluator& ev, const AVal& a, const AVal& b, bool lower, bool transpose, bool unit, Span span) {
@@ -118,47 +124,52 @@ AVal luSolve(Evaluator& ev, const AVal& a, const AVal& b, Span span) {
 // cholesky(a): the lower Cholesky factor of each matrix; NaNs where not positive definite.
 Value cholesky(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "cholesky", {"a"});
-  return arr(apply(ev, Op::Cholesky, {matrixOperand(ev, a.array(0), a.span(0), "cholesky")}, {}, c.span).at(0));
+  return arr(apply(ev, Op::Cholesky, {matrixOperand(ev, a.array(0), a.span(0), "cholesky", true, true)}, {}, c.span).at(0));
 }
 
 // triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false): jax.scipy.linalg.solve_triangular.
 Value triangularSolveBuiltin(Evaluator& ev, CallArgs& c) {
   const char* fn = "triangular_solve";
   Args a(ev, c, fn, {"a", "b", "lower=", "trans=", "unit_diagonal="});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), fn);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), fn, true, true);
   AVal b = defaultize(a.array(1), a.span(1));
   bool transpose = false;
   if (given(a, 3)) {
     const Value& t = a.get(3);
     std::string s = t.kind == ValueKind::String ? t.str : std::to_string(a.integer(3, 0));
-    if (s == "1" || s == "T" || s == "2" || s == "C") transpose = true;
-    else if (s != "0" && s != "N")
+    if (s == "1" || s == "T") {
+      transpose = true;
+    } else if (s == "2" || s == "C") {  // a^H x = b: conj(a) transposed (the op never conjugates)
+      transpose = true;
+      if (isComplex(m.type.dtype)) m = ev.ops().complexPart(Op::Conj, m, a.span(0));
+    } else if (s != "0" && s != "N") {
       fail("E0284", a.span(3), "triangular_solve got trans=" + (t.kind == ValueKind::String ? "\"" + s + "\"" : s),
-           "trans is 0 or \"N\" (a x = b), 1 or \"T\" (a^T x = b), or 2 or \"C\" (the same for real a)");
+           "trans is 0 or \"N\" (a x = b), 1 or \"T\" (a^T x = b), or 2 or \"C\" (a^H x = b)");
+    }
   }
   bool vector = b.type.shape.size() == 1;
   auto [aa, bb] = solveOperands(ev, m, b, vector, c.span, fn);
   AVal x = triangularSolve(ev, aa, bb, a.boolean(2, false), transpose, a.boolean(4, false), c.span);
-  return arr(vector ? ev.ops().reshape(x, {x.type.shape[x.type.shape.size() - 2]}, c.span) : x);
+  return arr(vector ? dropLastAxis(ev, x, c.span) : x);
 }
 
 // solve(a, b): x with a x = b; b is a vector when it has one axis, else a stack of matrices.
 Value solve(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "solve", {"a", "b"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "solve");
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "solve", true, true);
   AVal b = defaultize(a.array(1), a.span(1));
   if (b.type.shape.empty())
     fail("E0283", a.span(1), "solve needs b of rank 1 or more, got a scalar", "b is a vector (n,) or matrices (..., n, k)");
   bool vector = b.type.shape.size() == 1;
   auto [aa, bb] = solveOperands(ev, m, b, vector, c.span, "solve");
   AVal x = luSolve(ev, aa, bb, c.span);
-  return arr(vector ? ev.ops().reshape(x, {x.type.shape[x.type.shape.size() - 2]}, c.span) : x);
+  return arr(vector ? dropLastAxis(ev, x, c.span) : x);
 }
 
 // inv(a): solve(a, I).
 Value inv(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "inv", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "inv");
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "inv", true, true);
   ArrayOps& ops = ev.ops();
   int64_t n = m.type.shape.back();
   AVal eye = ops.convert(ops.binary(Op::Eq, ops.iota(DType::I32, {n, n}, 0, c.span), ops.iota(DType::I32, {n, n}, 1, c.span), c.span, "=="),
@@ -169,16 +180,17 @@ Value inv(Evaluator& ev, CallArgs& c) {
 // det(a): the product of U's diagonal, negated for an odd number of row swaps.
 Value det(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "det", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "det");
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "det", true, true);
   std::vector<AVal> f = luOf(ev, m, c.span);
   AVal prod = ev.ops().reduce(Op::ReduceProd, diagonalOf(ev, f[0], c.span), std::vector<int64_t>{-1}, c.span);
   return arr(ev.ops().binary(Op::Mul, prod, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*"));
 }
 
-// slogdet(a): (sign, log|det|); a singular matrix gives (0, -inf), as JAX.
+// slogdet(a): (sign, log|det|); a singular matrix gives (0, -inf), as JAX. Of a complex a the sign
+// is complex (det / |det|) and log|det| real, as JAX's.
 Value slogdet(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "slogdet", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "slogdet");
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "slogdet", true, true);
   ArrayOps& ops = ev.ops();
   std::vector<AVal> f = luOf(ev, m, c.span);
   AVal d = diagonalOf(ev, f[0], c.span);
@@ -186,7 +198,7 @@ Value slogdet(Evaluator& ev, CallArgs& c) {
   sign = ops.binary(Op::Mul, sign, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*");
   AVal logdet = ops.reduce(Op::ReduceSum, ops.unary(Op::Log, ops.unary(Op::Abs, d, c.span), c.span), std::vector<int64_t>{-1}, c.span);
   // A zero pivot: sign 0 (not -0.0 from an odd permutation), as JAX.
-  AVal singular = ops.binary(Op::Eq, logdet, strongScalar(m.type.dtype, -INFINITY), c.span, "==");
+  AVal singular = ops.binary(Op::Eq, logdet, strongScalar(logdet.type.dtype, -INFINITY), c.span, "==");
   sign = ops.select(singular, strongScalar(m.type.dtype, 0), sign, c.span);
   return tuple({sign, logdet});
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <type_traits>
 #include <limits>
 #include <vector>
 
@@ -42,6 +44,10 @@ void sgesdd_(const char*, const int*, const int*, float*, const int*, float*, fl
              const int*, float*, const int*, int*, int*);
 void dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
              const int*, double*, const int*, int*, int*);
+void cpotrf_(const char*, const int*, std::complex<float>*, const int*, int*);
+void zpotrf_(const char*, const int*, std::complex<double>*, const int*, int*);
+void cgetrf_(const int*, const int*, std::complex<float>*, const int*, int*, int*);
+void zgetrf_(const int*, const int*, std::complex<double>*, const int*, int*, int*);
 }
 
 namespace scn::cpu {
@@ -72,6 +78,35 @@ template <> struct Lapack<double> {
   }
 };
 
+// Complex matrices (c64, c128) take cholesky, triangular_solve and lu (what solve, inv, det and
+// slogdet are built on); qr, eigh and svd are real only (the tracer refuses complex operands).
+template <> struct Lapack<std::complex<float>> {
+  static constexpr auto potrf = cpotrf_;
+  static constexpr auto getrf = cgetrf_;
+  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const std::complex<float>* a,
+                   std::complex<float>* b) {
+    const std::complex<float> one(1.0f);
+    cblas_ctrsm(CblasRowMajor, CblasLeft, u, t, d, n, k, &one, a, std::max(1, n), b, std::max(1, k));
+  }
+};
+template <> struct Lapack<std::complex<double>> {
+  static constexpr auto potrf = zpotrf_;
+  static constexpr auto getrf = zgetrf_;
+  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const std::complex<double>* a,
+                   std::complex<double>* b) {
+    const std::complex<double> one(1.0);
+    cblas_ztrsm(CblasRowMajor, CblasLeft, u, t, d, n, k, &one, a, std::max(1, n), b, std::max(1, k));
+  }
+};
+
+template <typename T> constexpr bool kIsComplex = false;
+template <typename T> constexpr bool kIsComplex<std::complex<T>> = true;
+
+template <typename T> T conjugate(T x) {
+  if constexpr (kIsComplex<T>) return std::conj(x);
+  else return x;
+}
+
 /// A [rows, cols] row-major matrix as column-major (its transpose, row-major), and back.
 template <typename T>
 std::vector<T> toColumnMajor(const T* a, int64_t rows, int64_t cols, int64_t ld = -1) {
@@ -90,15 +125,22 @@ void fromColumnMajor(const T* c, int64_t rows, int64_t cols, T* a, int64_t ldc =
 }
 
 template <typename T>
-void fillNaN(T* p, int64_t n) { std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN()); }
+void fillNaN(T* p, int64_t n) {
+  if constexpr (kIsComplex<T>) {  // both parts, as JAX's
+    auto nan = std::numeric_limits<typename T::value_type>::quiet_NaN();
+    std::fill(p, p + n, T(nan, nan));
+  } else {
+    std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+  }
+}
 
 template <typename T>
 void cholesky(const LinalgCall& c, const T* a, T* l) {
   int n = static_cast<int>(c.n), info = 0;
   if (n == 0) return;  // LAPACK rejects lda = 0 (and the reference xerbla stops the process)
   std::vector<T> s(n * n);
-  for (int i = 0; i < n; ++i)  // symmetrised, as JAX (column-major is the transpose: the same)
-    for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + a[j * n + i]) / 2;
+  for (int i = 0; i < n; ++i)  // (a + a^H) / 2 as JAX, column-major: s[j * n + i] is its (i, j)
+    for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + conjugate(a[j * n + i])) / T(2);
   Lapack<T>::potrf("L", &n, s.data(), &n, &info);
   if (info != 0) fillNaN(s.data(), c.n * c.n);  // JAX: NaN in the lower triangle
   fromColumnMajor(s.data(), n, n, l);
@@ -218,6 +260,8 @@ void runOne(const LinalgCall& c, int64_t b, const void* in0, const void* in1, vo
     triangularSolve(c, a, at(in1, c.inputElems(1)), outAt(0));
   } else if (c.op == Op::Lu) {
     lu(c, a, outAt(0), static_cast<int32_t*>(out[1]) + b * c.n, static_cast<int32_t*>(out[2]) + b * c.n);
+  } else if constexpr (kIsComplex<T>) {
+    internalError(std::string("LAPACK: ") + opName(c.op) + " of a complex matrix");
   } else if (c.op == Op::Qr) {
     qr(c, a, outAt(0), outAt(1));
   } else if (c.op == Op::Eigh) {
@@ -242,8 +286,12 @@ extern "C" void scn_linalg(scn::cpu::RuntimeCtx* ctx, int32_t op, int32_t dtype,
   void* out[3] = {out0, out1, out2};
   auto run = [&](int64_t lo, int64_t hi) {
     for (int64_t b = lo; b < hi; ++b) {
-      if (c.dtype == DType::F32) cpu::runOne<float>(c, b, in0, in1, out);
-      else cpu::runOne<double>(c, b, in0, in1, out);
+      switch (c.dtype) {
+        case DType::F32: cpu::runOne<float>(c, b, in0, in1, out); break;
+        case DType::F64: cpu::runOne<double>(c, b, in0, in1, out); break;
+        case DType::C64: cpu::runOne<std::complex<float>>(c, b, in0, in1, out); break;
+        default: cpu::runOne<std::complex<double>>(c, b, in0, in1, out); break;
+      }
     }
   };
   if (ctx && ctx->pool && batch > 1) ctx->pool->parallelFor(batch, run);

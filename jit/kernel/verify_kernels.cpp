@@ -422,7 +422,7 @@ class Verifier {
       }
       case StepKind::Linalg: {
         const LinalgStep& l = s.linalg;
-        bool complexOk = isFftOp(l.call.op) && l.call.op != Op::Rfft;
+        bool complexOk = isFftOp(l.call.op) ? l.call.op != Op::Rfft : inTypeClass(DType::C64, opInfo(l.call.op).typeClass);
         if (!isFloat(l.call.dtype) && !(complexOk && isComplex(l.call.dtype)))
           invalid(where, std::string("a linalg step of ") + opName(l.call.op) + " on " + dtypeName(l.call.dtype));
         if (static_cast<int>(l.in.size()) != l.call.numInputs() || static_cast<int>(l.out.size()) != l.call.numOutputs())

@@ -25,6 +25,22 @@ def general(r, shape, dtype=np.float32):
     return (r.standard_normal(shape) + 2 * np.eye(shape[-2], n)).astype(dtype)
 
 
+def hpd(r, batch, n, dtype=np.complex64):
+    """Hermitian positive definite complex matrices: m m^H plus n on the diagonal."""
+    m = r.standard_normal(batch + (n, n)) + 1j * r.standard_normal(batch + (n, n))
+    return (m @ np.conj(np.swapaxes(m, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def cgeneral(r, shape, dtype=np.complex64):
+    """Random complex matrices shifted towards the identity."""
+    n = shape[-1]
+    return (r.standard_normal(shape) + 1j * r.standard_normal(shape) + 2 * np.eye(shape[-2], n)).astype(dtype)
+
+
+def cvec(r, shape, dtype=np.complex64):
+    return (r.standard_normal(shape) + 1j * r.standard_normal(shape)).astype(dtype)
+
+
 def lower(r, shape, dtype=np.float32):
     return np.tril(general(r, shape, dtype))
 
@@ -90,4 +106,29 @@ CASES = [
     Case("vmap_solve", "fn vmap_solve(a, b) = vmap(solve, in_axes=(0, 1))(a, b)",
          lambda a, b: jax.vmap(jnp.linalg.solve, in_axes=(0, 1))(a, b),
          lambda r: [general(r, (3, 4, 4)), r.standard_normal((4, 3)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    # complex matrices (session 16): cholesky of (a + a^H) / 2, the three trans= forms, lu-based
+    # solve / inv / det / slogdet (complex sign, real log|det|), batched, under vmap, c64 and c128
+    Case("c_cholesky", "fn c_cholesky(a) = cholesky(a)", jnp.linalg.cholesky, lambda r: [hpd(r, (2,), 4)], rtol=1e-4, atol=1e-5),
+    Case("c_cholesky_f64", "fn c_cholesky_f64(a) = cholesky(a)", jnp.linalg.cholesky,
+         lambda r: [hpd(r, (), 5, np.complex128)], rtol=1e-12, atol=1e-13, x64=True),
+    Case("c_cholesky_not_pd", "fn c_cholesky_not_pd(a) = cholesky(a)", jnp.linalg.cholesky,
+         lambda r: [np.array([[1, 2j], [-2j, 1]], np.complex64)]),
+    Case("c_triangular", "fn c_triangular(a, b) = (triangular_solve(a, b, lower=true), triangular_solve(a, b, lower=true, trans=1), triangular_solve(a, b, lower=true, trans=\"C\"))",
+         lambda a, b: (jsl.solve_triangular(a, b, lower=True), jsl.solve_triangular(a, b, lower=True, trans=1),
+                       jsl.solve_triangular(a, b, lower=True, trans="C")),
+         lambda r: [np.tril(cgeneral(r, (4, 4))), cvec(r, (4, 2))], rtol=1e-4, atol=1e-5),
+    Case("c_solve", "fn c_solve(a, b, v) = (solve(a, b), solve(a, v))", lambda a, b, v: (jnp.linalg.solve(a, b), jnp.linalg.solve(a, v)),
+         lambda r: [cgeneral(r, (2, 4, 4)), cvec(r, (2, 4, 3)), cvec(r, (4,))], rtol=1e-4, atol=1e-5),
+    Case("c_solve_f64", "fn c_solve_f64(a, b) = solve(a, b)", jnp.linalg.solve,
+         lambda r: [cgeneral(r, (5, 5), np.complex128), cvec(r, (5, 2), np.complex128)], rtol=1e-11, atol=1e-12, x64=True),
+    Case("c_solve_real_b", "fn c_solve_real_b(a, b) = solve(a, b)", jnp.linalg.solve,
+         lambda r: [cgeneral(r, (3, 3)), r.standard_normal((3,)).astype(np.float32)], rtol=1e-4, atol=1e-5),
+    Case("c_inv", "fn c_inv(a) = inv(a)", jnp.linalg.inv, lambda r: [cgeneral(r, (2, 4, 4))], rtol=1e-4, atol=1e-5),
+    Case("c_det_slogdet", "fn c_det_slogdet(a) = { let (sign, logdet) = slogdet(a); (det(a), sign, logdet) }", lambda a: (jnp.linalg.det(a), *jnp.linalg.slogdet(a)),
+         lambda r: [cgeneral(r, (3, 4, 4))], rtol=1e-4, atol=1e-5),
+    Case("c_det_f64", "fn c_det_f64(a) = { let (sign, logdet) = slogdet(a); (det(a), sign, logdet) }", lambda a: (jnp.linalg.det(a), *jnp.linalg.slogdet(a)),
+         lambda r: [cgeneral(r, (6, 6), np.complex128)], rtol=1e-11, x64=True),
+    Case("c_slogdet_singular", "fn c_slogdet_singular(a) = slogdet(a)", lambda a: tuple(jnp.linalg.slogdet(a)),
+         lambda r: [np.array([[1 + 1j, 2 + 2j], [2, 4]], np.complex64)]),
+    Case("c_vmap_det", "fn c_vmap_det(a) = vmap(det)(a)", jax.vmap(jnp.linalg.det), lambda r: [cgeneral(r, (3, 3, 3))], rtol=1e-4, atol=1e-5),
 ]
