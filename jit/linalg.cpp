@@ -62,6 +62,7 @@ DType LinalgCall::inputDType(int) const { return dtype; }
 
 DType LinalgCall::outputDType(int i) const {
   if (op == Op::Lu && i > 0) return DType::I32;
+  if ((op == Op::Eigh && i == 0) || (op == Op::Svd && i == 1)) return componentType(dtype);  // real of complex
   if (op == Op::Rfft) return complexOf(dtype);
   if (op == Op::Irfft) return componentType(dtype);
   return dtype;
@@ -99,7 +100,7 @@ std::string inferLinalg(Op op, const std::vector<Type>& in, const Attrs& attrs, 
   bool square = op != Op::Qr && op != Op::Svd;
   if (square && m != n) return name + " needs square matrices but got " + typeString(a);
   if (op == Op::Cholesky || op == Op::Eigh) {
-    *out = op == Op::Cholesky ? std::vector<Type>{a} : std::vector<Type>{Type{a.dtype, with(batch, {n})}, a};
+    *out = op == Op::Cholesky ? std::vector<Type>{a} : std::vector<Type>{Type{componentType(a.dtype), with(batch, {n})}, a};
   } else if (op == Op::TriangularSolve) {
     const Type& b = in[1];
     if (b.dtype != a.dtype || b.shape.size() != a.shape.size() || leading(b.shape) != batch ||
@@ -113,7 +114,7 @@ std::string inferLinalg(Op op, const std::vector<Type>& in, const Attrs& attrs, 
     if (attrs.fullMatrices) *out = {Type{a.dtype, with(batch, {m, m})}, a};
     else *out = {Type{a.dtype, with(batch, {m, r})}, Type{a.dtype, with(batch, {r, n})}};
   } else if (op == Op::Svd) {
-    Type s{a.dtype, with(batch, {r})};
+    Type s{componentType(a.dtype), with(batch, {r})};
     if (attrs.fullMatrices) *out = {Type{a.dtype, with(batch, {m, m})}, s, Type{a.dtype, with(batch, {n, n})}};
     else *out = {Type{a.dtype, with(batch, {m, r})}, s, Type{a.dtype, with(batch, {r, n})}};
   } else {
@@ -175,6 +176,8 @@ double nanOf(double) { return kNaN; }
 std::complex<double> nanOf(std::complex<double>) { return {kNaN, kNaN}; }  // both parts, as JAX's
 double realPart(double x) { return x; }
 double realPart(std::complex<double> z) { return z.real(); }
+double imagPart(double) { return 0; }
+double imagPart(std::complex<double> z) { return z.imag(); }
 // The pivot's size as LAPACK's i?amax measures it: |x|, and |re| + |im| for a complex x.
 double pivotSize(double x) { return std::abs(x); }
 double pivotSize(std::complex<double> z) { return std::abs(z.real()) + std::abs(z.imag()); }
@@ -188,8 +191,9 @@ std::vector<S> symmetrised(const std::vector<S>& a, int64_t n) {
   return s;
 }
 
-Mat identity(int64_t rows, int64_t cols) {
-  Mat q(rows * cols, 0.0);
+template <typename S>
+std::vector<S> identity(int64_t rows, int64_t cols) {
+  std::vector<S> q(rows * cols, S(0.0));
   for (int64_t i = 0; i < std::min(rows, cols); ++i) q[i * cols + i] = 1;
   return q;
 }
@@ -262,26 +266,29 @@ void lu(const std::vector<S>& a, int64_t n, std::vector<S>& f, std::vector<int32
   }
 }
 
-// Householder QR with LAPACK's dlarfg convention: beta = -sign(alpha) * ||x||, no reflection
-// when the column below the diagonal is zero.
-void qr(const Mat& a, int64_t m, int64_t n, bool full, Mat& q, Mat& r) {
+// Householder QR with LAPACK's ?larfg convention: beta = -sign(re alpha) * ||(alpha, x)|| (real),
+// tau = (beta - alpha) / beta, v = x / (alpha - beta); no reflection when x is zero and alpha
+// real. R is reduced by H^H = I - conj(tau) v v^H, and Q = H_1 ... H_k, as ?geqrf / ?orgqr.
+template <typename S>
+void qr(const std::vector<S>& a, int64_t m, int64_t n, bool full, std::vector<S>& q, std::vector<S>& r) {
   int64_t kk = std::min(m, n);
-  Mat R = a;
-  std::vector<Mat> vs(kk);
-  std::vector<double> taus(kk, 0.0);
+  std::vector<S> R = a;
+  std::vector<std::vector<S>> vs(kk);
+  std::vector<S> taus(kk, S(0.0));
   for (int64_t j = 0; j < kk; ++j) {
-    double alpha = R[j * n + j], xnorm = 0;
-    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, R[i * n + j]);
-    Mat v(m - j, 0.0);
+    S alpha = R[j * n + j];
+    double xnorm = 0;
+    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, std::abs(R[i * n + j]));
+    std::vector<S> v(m - j, S(0.0));
     v[0] = 1;
-    if (xnorm != 0) {
-      double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+    if (xnorm != 0 || imagPart(alpha) != 0) {
+      double beta = -std::copysign(std::hypot(std::abs(alpha), xnorm), realPart(alpha));
       taus[j] = (beta - alpha) / beta;
       for (int64_t i = j + 1; i < m; ++i) v[i - j] = R[i * n + j] / (alpha - beta);
-      for (int64_t c = j; c < n; ++c) {  // R[j:, c] -= tau v (v . R[j:, c])
-        double dot = 0;
-        for (int64_t i = j; i < m; ++i) dot += v[i - j] * R[i * n + c];
-        for (int64_t i = j; i < m; ++i) R[i * n + c] -= taus[j] * v[i - j] * dot;
+      for (int64_t c = j; c < n; ++c) {  // R[j:, c] -= conj(tau) v (v^H R[j:, c])
+        S dot = 0;
+        for (int64_t i = j; i < m; ++i) dot += conjugate(v[i - j]) * R[i * n + c];
+        for (int64_t i = j; i < m; ++i) R[i * n + c] -= conjugate(taus[j]) * v[i - j] * dot;
       }
       R[j * n + j] = beta;
       for (int64_t i = j + 1; i < m; ++i) R[i * n + j] = 0;
@@ -289,47 +296,52 @@ void qr(const Mat& a, int64_t m, int64_t n, bool full, Mat& q, Mat& r) {
     vs[j] = std::move(v);
   }
   int64_t qc = full ? m : kk;
-  q = identity(m, qc);
+  q = identity<S>(m, qc);
   for (int64_t j = kk; j-- > 0;)
     for (int64_t c = 0; c < qc; ++c) {
-      double dot = 0;
-      for (int64_t i = j; i < m; ++i) dot += vs[j][i - j] * q[i * qc + c];
+      S dot = 0;
+      for (int64_t i = j; i < m; ++i) dot += conjugate(vs[j][i - j]) * q[i * qc + c];
       for (int64_t i = j; i < m; ++i) q[i * qc + c] -= taus[j] * vs[j][i - j] * dot;
     }
   int64_t rr = full ? m : kk;
-  r.assign(rr * n, 0.0);
+  r.assign(rr * n, S(0.0));
   for (int64_t i = 0; i < rr; ++i)
-    for (int64_t c = i; c < n; ++c) r[i * n + c] = i < m ? R[i * n + c] : 0;
+    for (int64_t c = i; c < n; ++c) r[i * n + c] = i < m ? R[i * n + c] : S(0.0);
 }
 
-// Cyclic Jacobi rotations until the off-diagonal part vanishes; then sorted ascending.
-void eigh(const Mat& a0, int64_t n, Mat& w, Mat& v) {
-  Mat a = symmetrised(a0, n);
-  v = identity(n, n);
+// Cyclic Jacobi rotations until the off-diagonal part vanishes; then sorted ascending. For a
+// complex (Hermitian) a each rotation first turns a_pq real: column q (and row q, conjugated)
+// times e^{-i arg a_pq}, then the real rotation, so the diagonal stays real.
+template <typename S>
+void eigh(const std::vector<S>& a0, int64_t n, Mat& w, std::vector<S>& v) {
+  std::vector<S> a = symmetrised(a0, n);
+  v = identity<S>(n, n);
   for (int sweep = 0; sweep < 100; ++sweep) {
     double off = 0, total = 0;
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) (i == j ? total : off) += a[i * n + j] * a[i * n + j];
+      for (int64_t j = 0; j < n; ++j) (i == j ? total : off) += std::norm(a[i * n + j]);
     if (off <= 1e-30 * (total + off) || off == 0) break;
     for (int64_t p = 0; p < n; ++p)
       for (int64_t q = p + 1; q < n; ++q) {
-        double apq = a[p * n + q];
-        if (apq == 0) continue;
-        double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        S apq = a[p * n + q];
+        double mag = std::abs(apq);
+        if (mag == 0) continue;
+        S phase = apq / mag;  // column q times conj(phase), row q times phase: a_pq becomes |a_pq|
+        double theta = (realPart(a[q * n + q]) - realPart(a[p * n + p])) / (2 * mag);
         double t = std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(theta * theta + 1));
         double c = 1 / std::sqrt(t * t + 1), s = t * c;
         for (int64_t k = 0; k < n; ++k) {  // columns p, q
-          double akp = a[k * n + p], akq = a[k * n + q];
+          S akp = a[k * n + p], akq = a[k * n + q] * conjugate(phase);
           a[k * n + p] = c * akp - s * akq;
           a[k * n + q] = s * akp + c * akq;
         }
         for (int64_t k = 0; k < n; ++k) {  // rows p, q
-          double apk = a[p * n + k], aqk = a[q * n + k];
+          S apk = a[p * n + k], aqk = a[q * n + k] * phase;
           a[p * n + k] = c * apk - s * aqk;
           a[q * n + k] = s * apk + c * aqk;
         }
         for (int64_t k = 0; k < n; ++k) {
-          double vkp = v[k * n + p], vkq = v[k * n + q];
+          S vkp = v[k * n + p], vkq = v[k * n + q] * conjugate(phase);
           v[k * n + p] = c * vkp - s * vkq;
           v[k * n + q] = s * vkp + c * vkq;
         }
@@ -337,11 +349,12 @@ void eigh(const Mat& a0, int64_t n, Mat& w, Mat& v) {
   }
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return a[x * n + x] < a[y * n + y]; });
+  auto diag = [&](int64_t i) { return realPart(a[i * n + i]); };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return diag(x) < diag(y); });
   w.resize(n);
-  Mat sorted(n * n);
+  std::vector<S> sorted(n * n);
   for (int64_t j = 0; j < n; ++j) {
-    w[j] = a[order[j] * n + order[j]];
+    w[j] = diag(order[j]);
     for (int64_t i = 0; i < n; ++i) sorted[i * n + j] = v[i * n + order[j]];
   }
   v = std::move(sorted);
@@ -350,22 +363,23 @@ void eigh(const Mat& a0, int64_t n, Mat& w, Mat& v) {
 
 /// Fills the columns of the [rows, cols] q from `from` on (and any zero column) with an
 /// orthonormal completion: Gram-Schmidt (twice) of the unit vectors against what is there.
-void completeColumns(Mat& q, int64_t rows, int64_t cols, const std::vector<bool>& have) {
+template <typename S>
+void completeColumns(std::vector<S>& q, int64_t rows, int64_t cols, const std::vector<bool>& have) {
   int64_t e = 0;
   for (int64_t j = 0; j < cols; ++j) {
     if (have[j]) continue;
     for (; e < rows; ++e) {
-      Mat x(rows, 0.0);
+      std::vector<S> x(rows, S(0.0));
       x[e] = 1;
       for (int pass = 0; pass < 2; ++pass)
         for (int64_t c = 0; c < cols; ++c) {
           if (c == j || (!have[c] && c > j)) continue;
-          double dot = 0;
-          for (int64_t i = 0; i < rows; ++i) dot += q[i * cols + c] * x[i];
+          S dot = 0;
+          for (int64_t i = 0; i < rows; ++i) dot += conjugate(q[i * cols + c]) * x[i];
           for (int64_t i = 0; i < rows; ++i) x[i] -= dot * q[i * cols + c];
         }
       double norm = 0;
-      for (double xi : x) norm = std::hypot(norm, xi);
+      for (const S& xi : x) norm = std::hypot(norm, std::abs(xi));
       if (norm < 1e-6) continue;
       for (int64_t i = 0; i < rows; ++i) q[i * cols + j] = x[i] / norm;
       ++e;
@@ -374,28 +388,33 @@ void completeColumns(Mat& q, int64_t rows, int64_t cols, const std::vector<bool>
   }
 }
 
-// One-sided Jacobi (Hestenes) on the columns of a [m, n] with m >= n: a V = U S.
-void svdTall(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat& vt) {
-  Mat U = a, V = identity(n, n);
+// One-sided Jacobi (Hestenes) on the columns of a [m, n] with m >= n: a V = U S, vt = V^H. For
+// complex columns the rotation first turns their inner product real (as eigh's does a_pq).
+template <typename S>
+void svdTall(const std::vector<S>& a, int64_t m, int64_t n, bool full, std::vector<S>& u, Mat& s, std::vector<S>& vt) {
+  std::vector<S> U = a, V = identity<S>(n, n);
   for (int sweep = 0; sweep < 100; ++sweep) {
     bool rotated = false;
     for (int64_t p = 0; p < n; ++p)
       for (int64_t q = p + 1; q < n; ++q) {
-        double alpha = 0, beta = 0, gamma = 0;
+        double alpha = 0, beta = 0;
+        S gamma = 0;
         for (int64_t i = 0; i < m; ++i) {
-          alpha += U[i * n + p] * U[i * n + p];
-          beta += U[i * n + q] * U[i * n + q];
-          gamma += U[i * n + p] * U[i * n + q];
+          alpha += std::norm(U[i * n + p]);
+          beta += std::norm(U[i * n + q]);
+          gamma += conjugate(U[i * n + p]) * U[i * n + q];
         }
-        if (std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta) || gamma == 0) continue;
+        double g = std::abs(gamma);
+        if (g <= 1e-15 * std::sqrt(alpha * beta) || g == 0) continue;
         rotated = true;
-        double zeta = (beta - alpha) / (2 * gamma);
+        S phase = gamma / g;  // column q times conj(phase): the inner product becomes |gamma|
+        double zeta = (beta - alpha) / (2 * g);
         double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
         double c = 1 / std::sqrt(1 + t * t), sn = c * t;
-        for (Mat* X : {&U, &V}) {
+        for (std::vector<S>* X : {&U, &V}) {
           int64_t rows = X == &U ? m : n;
           for (int64_t i = 0; i < rows; ++i) {
-            double xp = (*X)[i * n + p], xq = (*X)[i * n + q];
+            S xp = (*X)[i * n + p], xq = (*X)[i * n + q] * conjugate(phase);
             (*X)[i * n + p] = c * xp - sn * xq;
             (*X)[i * n + q] = sn * xp + c * xq;
           }
@@ -406,21 +425,21 @@ void svdTall(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat&
   std::vector<double> sv(n);
   for (int64_t j = 0; j < n; ++j) {
     double norm = 0;
-    for (int64_t i = 0; i < m; ++i) norm = std::hypot(norm, U[i * n + j]);
+    for (int64_t i = 0; i < m; ++i) norm = std::hypot(norm, std::abs(U[i * n + j]));
     sv[j] = norm;
   }
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return sv[x] > sv[y]; });
   int64_t uc = full ? m : n;
-  u.assign(m * uc, 0.0);
+  u.assign(m * uc, S(0.0));
   s.resize(n);
-  vt.assign(n * n, 0.0);
+  vt.assign(n * n, S(0.0));
   std::vector<bool> have(uc, false);
   for (int64_t j = 0; j < n; ++j) {
     int64_t o = order[j];
     s[j] = sv[o];
-    for (int64_t i = 0; i < n; ++i) vt[j * n + i] = V[i * n + o];
+    for (int64_t i = 0; i < n; ++i) vt[j * n + i] = conjugate(V[i * n + o]);
     if (sv[o] == 0) continue;
     have[j] = true;
     for (int64_t i = 0; i < m; ++i) u[i * uc + j] = U[i * n + o] / sv[o];
@@ -429,20 +448,21 @@ void svdTall(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat&
   normaliseSigns(u.data(), m, n, uc, vt.data(), n, true, n);
 }
 
-void svd(const Mat& a, int64_t m, int64_t n, bool full, Mat& u, Mat& s, Mat& vt) {
+template <typename S>
+void svd(const std::vector<S>& a, int64_t m, int64_t n, bool full, std::vector<S>& u, Mat& s, std::vector<S>& vt) {
   if (m >= n) return svdTall(a, m, n, full, u, s, vt);
-  // a^T = U' S V'^T, so a = V' S U'^T: u = V'^T^T, vt = U'^T.
-  Mat at(n * m), u2, vt2;
+  // a^H = U' S V'^H, so a = V' S U'^H: u = (V'^H)^H, vt = U'^H.
+  std::vector<S> ah(n * m), u2, vt2;
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) at[j * m + i] = a[i * n + j];
-  svdTall(at, n, m, full, u2, s, vt2);
+    for (int64_t j = 0; j < n; ++j) ah[j * m + i] = conjugate(a[i * n + j]);
+  svdTall(ah, n, m, full, u2, s, vt2);
   int64_t uc = full ? n : m;  // u2 is [n, uc], vt2 [m, m]
-  u.assign(m * m, 0.0);
+  u.assign(m * m, S(0.0));
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < m; ++j) u[i * m + j] = vt2[j * m + i];
-  vt.assign(uc * n, 0.0);
+    for (int64_t j = 0; j < m; ++j) u[i * m + j] = conjugate(vt2[j * m + i]);
+  vt.assign(uc * n, S(0.0));
   for (int64_t i = 0; i < uc; ++i)
-    for (int64_t j = 0; j < n; ++j) vt[i * n + j] = u2[j * uc + i];
+    for (int64_t j = 0; j < n; ++j) vt[i * n + j] = conjugate(u2[j * uc + i]);
   normaliseSigns(u.data(), m, m, m, vt.data(), n, true, n);
 }
 
@@ -466,12 +486,16 @@ void writeInts(void* p, int64_t at, const std::vector<int32_t>& v) {
 
 /// T: the stored element (float, double, std::complex<float>, std::complex<double>); S: what
 /// it computes in. qr, eigh and svd take real matrices only (the tracer refuses complex ones).
+/// T: the stored element (float, double, std::complex<float>, std::complex<double>); S: what
+/// it computes in. The real outputs of a complex matrix (eigh's w, svd's s) are stored as T's
+/// part.
 template <typename T, typename S>
 void runReference(const LinalgCall& c, const void* const* in, void* const* out) {
-  constexpr bool kComplex = !std::is_same_v<S, double>;
+  using Part = decltype(std::abs(T()));
   for (int64_t b = 0; b < c.batch; ++b) {
     auto at = [&](int64_t elems) { return b * elems; };
-    std::vector<S> a = readMatrix<T, S>(in[0], at(c.inputElems(0)), c.inputElems(0)), x;
+    std::vector<S> a = readMatrix<T, S>(in[0], at(c.inputElems(0)), c.inputElems(0)), x, y;
+    Mat values;
     if (c.op == Op::Cholesky) {
       cholesky(a, c.n, x);
     } else if (c.op == Op::TriangularSolve) {
@@ -481,20 +505,19 @@ void runReference(const LinalgCall& c, const void* const* in, void* const* out) 
       lu(a, c.n, x, piv, perm);
       writeInts(out[1], at(c.n), piv);
       writeInts(out[2], at(c.n), perm);
-    } else if constexpr (!kComplex) {
-      Mat y, z;
-      if (c.op == Op::Qr) {
-        qr(a, c.m, c.n, c.fullMatrices, x, y);
-      } else if (c.op == Op::Eigh) {
-        eigh(a, c.n, x, y);  // outputs (w, v)
-      } else {
-        SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
-        svd(a, c.m, c.n, c.fullMatrices, x, y, z);
-      }
+    } else if (c.op == Op::Qr) {
+      qr(a, c.m, c.n, c.fullMatrices, x, y);
       write<T>(out[1], at(c.outputElems(1)), y);
-      if (c.op == Op::Svd) write<T>(out[2], at(c.outputElems(2)), z);
+    } else if (c.op == Op::Eigh) {
+      eigh(a, c.n, values, y);  // outputs (w, v)
+      write<Part>(out[0], at(c.outputElems(0)), values);
+      write<T>(out[1], at(c.outputElems(1)), y);
+      continue;
     } else {
-      internalError(std::string("linalg reference: ") + opName(c.op) + " of a complex matrix");
+      SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
+      svd(a, c.m, c.n, c.fullMatrices, x, values, y);
+      write<Part>(out[1], at(c.outputElems(1)), values);
+      write<T>(out[2], at(c.outputElems(2)), y);
     }
     write<T>(out[0], at(c.outputElems(0)), x);
   }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
+#include <type_traits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,17 +39,20 @@ namespace scn {
 //                              as eigh signs u's columns; full_matrices: u [m, m], vt [n, n], else
 //                              u [m, k], vt [k, n]. Under full_matrices the extra columns of u (rows
 //                              of vt) are any orthonormal completion (not unique).
-// Empty matrices (n = 0) give empty results; a batch of 0 matrices does nothing. cholesky,
-// triangular_solve and lu also take complex matrices (c64, c128): cholesky factors the Hermitian
-// part (a + a^H) / 2 with l l^H (NaN in both parts where it fails), triangular_solve transposes
-// without conjugating (the language conjugates first for trans="C"), and lu pivots on |re| + |im|
-// as LAPACK's izamax. The reference computes them in std::complex<double>.
+// Empty matrices (n = 0) give empty results; a batch of 0 matrices does nothing. Every op also
+// takes complex matrices (c64, c128), with the conjugate transpose where the real case has the
+// transpose: cholesky factors the Hermitian part (a + a^H) / 2 as l l^H (NaN in both parts where
+// it fails), eigh the same part (w real), svd gives a = u s vt with vt the conjugate transpose of
+// v (s real), qr keeps LAPACK's real diagonal of r. triangular_solve transposes without
+// conjugating (the language conjugates first for trans="C"), and lu pivots on |re| + |im| as
+// LAPACK's izamax. Complex eigenvectors and singular vectors are turned by a phase rather than a
+// sign (normaliseSigns). The reference computes in std::complex<double>.
 
 /// One call of a Linalg op on `batch` matrices (FFT ops: vectors, Note [FFT ops] in jit/fft.hpp):
 /// the sizes and flags of its eqn.
 struct LinalgCall {
   Op op = Op::Cholesky;
-  DType dtype = DType::F64;  // of the first operand: f32 or f64; c64 or c128 for the FFT ops, cholesky, triangular_solve, lu
+  DType dtype = DType::F64;  // of the first operand: f32, f64, c64 or c128
   int64_t batch = 1;         // product of the leading axes
   int64_t m = 0, n = 0;      // the (first) operand is [m, n] (square ops: m == n); FFT ops: n is
                              // the transform length, m == n
@@ -81,7 +86,10 @@ void linalgReference(const LinalgCall& c, const void* const* in, void* const* ou
 
 /// Sign-normalises vectors as Note [Linear algebra ops] says: column j of the [n, cols]
 /// row-major v (stride ld) is negated when its largest-magnitude entry is negative; the same
-/// column of `partner` (or row, when partnerRows) is negated with it. Shared with the LAPACK path.
+/// column of `partner` (or row, when partnerRows) is negated with it. Complex vectors are turned
+/// by the phase of that entry instead, so that it is real and positive, and the partner by the
+/// inverse turn (u's column times e^-it, vt's row times e^it: u s vt unchanged). Shared with
+/// the LAPACK path.
 template <typename T>
 void normaliseSigns(T* v, int64_t n, int64_t cols, int64_t ld, T* partner = nullptr, int64_t partnerLen = 0,
                     bool partnerRows = false, int64_t partnerLd = 0) {
@@ -89,13 +97,19 @@ void normaliseSigns(T* v, int64_t n, int64_t cols, int64_t ld, T* partner = null
     int64_t best = 0;
     for (int64_t i = 1; i < n; ++i)
       if (std::abs(v[i * ld + j]) > std::abs(v[best * ld + j])) best = i;
-    if (n == 0 || !(v[best * ld + j] < 0)) continue;
-    for (int64_t i = 0; i < n; ++i) v[i * ld + j] = -v[i * ld + j];
-    if (!partner) continue;
-    for (int64_t i = 0; i < partnerLen; ++i) {
-      T& p = partnerRows ? partner[j * partnerLd + i] : partner[i * partnerLd + j];
-      p = -p;
+    if (n == 0) continue;
+    T head = v[best * ld + j], turn = T(-1);  // v's column times turn, partner's times 1/turn
+    if constexpr (std::is_arithmetic_v<T>) {
+      if (!(head < 0)) continue;
+    } else {
+      auto mag = std::abs(head);
+      if (mag == 0 || (head.imag() == 0 && head.real() > 0)) continue;
+      turn = std::conj(head) / mag;
     }
+    for (int64_t i = 0; i < n; ++i) v[i * ld + j] *= turn;
+    if (!partner) continue;
+    T back = T(1) / turn;
+    for (int64_t i = 0; i < partnerLen; ++i) (partnerRows ? partner[j * partnerLd + i] : partner[i * partnerLd + j]) *= back;
   }
 }
 

@@ -11,15 +11,11 @@ namespace {
 
 bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 
-/// x as a float (or complex, where `complexOk`) stack of matrices: integers become f32 (i64/u64
-/// f64) as in jnp, and x needs rank >= 2 (square when `square`), else E0282.
-AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true, bool complexOk = false) {
+/// x as a float or complex stack of matrices: integers become f32 (i64/u64 f64) as in jnp, and
+/// x needs rank >= 2 (square when `square`), else E0282.
+AVal matrixOperand(Evaluator& ev, AVal x, Span span, const char* fn, bool square = true) {
   x = defaultize(x, span);
   x.weak = false;
-  if (isComplex(x.type.dtype) && !complexOk)
-    fail("E0373", span, std::string("`") + fn + "` does not support complex operands, got " + typeString(x.type),
-         "of complex matrices scn has cholesky, triangular_solve, solve, inv, det and slogdet; qr, eigh "
-         "and svd take real ones");
   if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) {
     bool wide = x.type.dtype == DType::I64 || x.type.dtype == DType::U64;
     x = ev.ops().convert(x, wide ? DType::F64 : DType::F32, span);
@@ -124,14 +120,14 @@ AVal luSolve(Evaluator& ev, const AVal& a, const AVal& b, Span span) {
 // cholesky(a): the lower Cholesky factor of each matrix; NaNs where not positive definite.
 Value cholesky(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "cholesky", {"a"});
-  return arr(apply(ev, Op::Cholesky, {matrixOperand(ev, a.array(0), a.span(0), "cholesky", true, true)}, {}, c.span).at(0));
+  return arr(apply(ev, Op::Cholesky, {matrixOperand(ev, a.array(0), a.span(0), "cholesky")}, {}, c.span).at(0));
 }
 
 // triangular_solve(a, b, lower=false, trans=0, unit_diagonal=false): jax.scipy.linalg.solve_triangular.
 Value triangularSolveBuiltin(Evaluator& ev, CallArgs& c) {
   const char* fn = "triangular_solve";
   Args a(ev, c, fn, {"a", "b", "lower=", "trans=", "unit_diagonal="});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), fn, true, true);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), fn);
   AVal b = defaultize(a.array(1), a.span(1));
   bool transpose = false;
   if (given(a, 3)) {
@@ -156,7 +152,7 @@ Value triangularSolveBuiltin(Evaluator& ev, CallArgs& c) {
 // solve(a, b): x with a x = b; b is a vector when it has one axis, else a stack of matrices.
 Value solve(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "solve", {"a", "b"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "solve", true, true);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "solve");
   AVal b = defaultize(a.array(1), a.span(1));
   if (b.type.shape.empty())
     fail("E0283", a.span(1), "solve needs b of rank 1 or more, got a scalar", "b is a vector (n,) or matrices (..., n, k)");
@@ -169,7 +165,7 @@ Value solve(Evaluator& ev, CallArgs& c) {
 // inv(a): solve(a, I).
 Value inv(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "inv", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "inv", true, true);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "inv");
   ArrayOps& ops = ev.ops();
   int64_t n = m.type.shape.back();
   AVal eye = ops.convert(ops.binary(Op::Eq, ops.iota(DType::I32, {n, n}, 0, c.span), ops.iota(DType::I32, {n, n}, 1, c.span), c.span, "=="),
@@ -180,7 +176,7 @@ Value inv(Evaluator& ev, CallArgs& c) {
 // det(a): the product of U's diagonal, negated for an odd number of row swaps.
 Value det(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "det", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "det", true, true);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "det");
   std::vector<AVal> f = luOf(ev, m, c.span);
   AVal prod = ev.ops().reduce(Op::ReduceProd, diagonalOf(ev, f[0], c.span), std::vector<int64_t>{-1}, c.span);
   return arr(ev.ops().binary(Op::Mul, prod, pivotSign(ev, f[1], m.type.dtype, c.span), c.span, "*"));
@@ -190,7 +186,7 @@ Value det(Evaluator& ev, CallArgs& c) {
 // is complex (det / |det|) and log|det| real, as JAX's.
 Value slogdet(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "slogdet", {"a"});
-  AVal m = matrixOperand(ev, a.array(0), a.span(0), "slogdet", true, true);
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "slogdet");
   ArrayOps& ops = ev.ops();
   std::vector<AVal> f = luOf(ev, m, c.span);
   AVal d = diagonalOf(ev, f[0], c.span);

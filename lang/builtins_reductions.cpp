@@ -399,16 +399,11 @@ Value norm(Evaluator& ev, CallArgs& c) {
            "give `axis=` (one axis for vector norms, two for matrix norms)");
     axes = rank == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1};
   }
-  if (isComplex(x.type.dtype)) {
-    // Every norm of complex x is that of |x| (jnp's too) except the matrix norms of its
-    // singular values (ord=2, -2, "nuc"), which need a complex SVD (not done yet).
-    bool matrix = axes && axes->size() == 2 && !ord.none &&
-                  (ord.name == "nuc" || (ord.name.empty() && std::fabs(ord.p) == 2));
-    if (matrix)
-      fail("E0373", a.span(1), "`norm` with ord=" + ord.text() + " of a matrix does not support complex operands, got " + surfaceTypeString(x),
-           "norm of a complex matrix takes the Frobenius norm (ord=None or \"fro\"); for vectors any ord");
-    x = ev.ops().unary(Op::Abs, x, c.span);
-  }
+  // Every norm of complex x is that of |x| (jnp's too) except the matrix norms of its singular
+  // values (ord=2, -2, "nuc"), which take the complex SVD.
+  bool ofSingularValues = axes && axes->size() == 2 && !ord.none &&
+                          (ord.name == "nuc" || (ord.name.empty() && std::fabs(ord.p) == 2));
+  if (isComplex(x.type.dtype) && !ofSingularValues) x = ev.ops().unary(Op::Abs, x, c.span);
   Reduction r{ev, c.span, "norm", x, reducedAxes(x, axes, a.span(2), "norm"), a.boolean(3, false)};
   r.x = floating(r, x);
   if (!axes) return arr(r.unary(Op::Sqrt, sumOfSquares(r, r.x)));

@@ -27,6 +27,8 @@
 // so a batch is split over scn's pool, one matrix per task; a single large matrix runs on one
 // core. Failures follow JAX: cholesky of a matrix that is not positive definite, and an eigh or
 // svd that does not converge, give NaNs; a singular lu is no failure (its zero pivot stays).
+// Complex matrices take the c / z routines (?heevd for eigh, ?ungqr for q); their real outputs
+// (eigh's w, svd's s) are written as the parts' type.
 extern "C" {
 void spotrf_(const char*, const int*, float*, const int*, int*);
 void dpotrf_(const char*, const int*, double*, const int*, int*);
@@ -48,6 +50,22 @@ void cpotrf_(const char*, const int*, std::complex<float>*, const int*, int*);
 void zpotrf_(const char*, const int*, std::complex<double>*, const int*, int*);
 void cgetrf_(const int*, const int*, std::complex<float>*, const int*, int*, int*);
 void zgetrf_(const int*, const int*, std::complex<double>*, const int*, int*, int*);
+void cgeqrf_(const int*, const int*, std::complex<float>*, const int*, std::complex<float>*, std::complex<float>*,
+             const int*, int*);
+void zgeqrf_(const int*, const int*, std::complex<double>*, const int*, std::complex<double>*, std::complex<double>*,
+             const int*, int*);
+void cungqr_(const int*, const int*, const int*, std::complex<float>*, const int*, const std::complex<float>*,
+             std::complex<float>*, const int*, int*);
+void zungqr_(const int*, const int*, const int*, std::complex<double>*, const int*, const std::complex<double>*,
+             std::complex<double>*, const int*, int*);
+void cheevd_(const char*, const char*, const int*, std::complex<float>*, const int*, float*, std::complex<float>*,
+             const int*, float*, const int*, int*, const int*, int*);
+void zheevd_(const char*, const char*, const int*, std::complex<double>*, const int*, double*,
+             std::complex<double>*, const int*, double*, const int*, int*, const int*, int*);
+void cgesdd_(const char*, const int*, const int*, std::complex<float>*, const int*, float*, std::complex<float>*,
+             const int*, std::complex<float>*, const int*, std::complex<float>*, const int*, float*, int*, int*);
+void zgesdd_(const char*, const int*, const int*, std::complex<double>*, const int*, double*, std::complex<double>*,
+             const int*, std::complex<double>*, const int*, std::complex<double>*, const int*, double*, int*, int*);
 }
 
 namespace scn::cpu {
@@ -78,11 +96,15 @@ template <> struct Lapack<double> {
   }
 };
 
-// Complex matrices (c64, c128) take cholesky, triangular_solve and lu (what solve, inv, det and
-// slogdet are built on); qr, eigh and svd are real only (the tracer refuses complex operands).
+// Complex matrices (c64, c128): the same routines with a c / z prefix; eigh is ?heevd and svd
+// ?gesdd with their real workspace (the `heevd` and `gesdd` below take it as an argument).
 template <> struct Lapack<std::complex<float>> {
   static constexpr auto potrf = cpotrf_;
   static constexpr auto getrf = cgetrf_;
+  static constexpr auto geqrf = cgeqrf_;
+  static constexpr auto orgqr = cungqr_;
+  static constexpr auto heevd = cheevd_;
+  static constexpr auto gesdd = cgesdd_;
   static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const std::complex<float>* a,
                    std::complex<float>* b) {
     const std::complex<float> one(1.0f);
@@ -92,6 +114,10 @@ template <> struct Lapack<std::complex<float>> {
 template <> struct Lapack<std::complex<double>> {
   static constexpr auto potrf = zpotrf_;
   static constexpr auto getrf = zgetrf_;
+  static constexpr auto geqrf = zgeqrf_;
+  static constexpr auto orgqr = zungqr_;
+  static constexpr auto heevd = zheevd_;
+  static constexpr auto gesdd = zgesdd_;
   static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const std::complex<double>* a,
                    std::complex<double>* b) {
     const std::complex<double> one(1.0);
@@ -106,6 +132,11 @@ template <typename T> T conjugate(T x) {
   if constexpr (kIsComplex<T>) return std::conj(x);
   else return x;
 }
+
+/// The real type of T's parts (float for std::complex<float>), and a workspace size LAPACK
+/// returned in a T.
+template <typename T> using Part = decltype(std::abs(T()));
+template <typename T> int workSize(T w) { return std::max(1, static_cast<int>(std::real(w))); }
 
 /// A [rows, cols] row-major matrix as column-major (its transpose, row-major), and back.
 template <typename T>
@@ -182,7 +213,7 @@ void qr(const LinalgCall& c, const T* a, T* q, T* r) {
   int query = -1, lwork;
   if (m > 0 && n > 0) {
     Lapack<T>::geqrf(&m, &n, s.data(), &m, tau.data(), &wq, &query, &info);
-    lwork = std::max(1, static_cast<int>(wq));
+    lwork = workSize(wq);
     std::vector<T> work(lwork);
     Lapack<T>::geqrf(&m, &n, s.data(), &m, tau.data(), work.data(), &lwork, &info);
   }
@@ -190,26 +221,37 @@ void qr(const LinalgCall& c, const T* a, T* q, T* r) {
     for (int j = 0; j < n; ++j) r[i * n + j] = j >= i && i < m ? s[j * m + i] : T(0);
   if (m == 0 || qc == 0) return;
   Lapack<T>::orgqr(&m, &qc, &k, s.data(), &m, tau.data(), &wq, &query, &info);
-  lwork = std::max(1, static_cast<int>(wq));
+  lwork = workSize(wq);
   std::vector<T> work(lwork);
   Lapack<T>::orgqr(&m, &qc, &k, s.data(), &m, tau.data(), work.data(), &lwork, &info);
   fromColumnMajor(s.data(), m, qc, q);
 }
 
 template <typename T>
-void eigh(const LinalgCall& c, const T* a, T* w, T* v) {
+void eigh(const LinalgCall& c, const T* a, Part<T>* w, T* v) {
   int n = static_cast<int>(c.n), info = 0;
   if (n == 0) return;
   std::vector<T> s(n * n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + a[j * n + i]) / 2;
+  for (int i = 0; i < n; ++i)  // (a + a^H) / 2, column-major
+    for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + conjugate(a[j * n + i])) / T(2);
   T wq;
   int iwq, query = -1;
-  Lapack<T>::syevd("V", "L", &n, s.data(), &n, w, &wq, &query, &iwq, &query, &info);
-  int lwork = std::max(1, static_cast<int>(wq)), liwork = std::max(1, iwq);
-  std::vector<T> work(lwork);
-  std::vector<int> iwork(liwork);
-  Lapack<T>::syevd("V", "L", &n, s.data(), &n, w, work.data(), &lwork, iwork.data(), &liwork, &info);
+  if constexpr (kIsComplex<T>) {
+    Part<T> rwq;
+    Lapack<T>::heevd("V", "L", &n, s.data(), &n, w, &wq, &query, &rwq, &query, &iwq, &query, &info);
+    int lwork = workSize(wq), lrwork = workSize(rwq), liwork = std::max(1, iwq);
+    std::vector<T> work(lwork);
+    std::vector<Part<T>> rwork(lrwork);
+    std::vector<int> iwork(liwork);
+    Lapack<T>::heevd("V", "L", &n, s.data(), &n, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(),
+                     &liwork, &info);
+  } else {
+    Lapack<T>::syevd("V", "L", &n, s.data(), &n, w, &wq, &query, &iwq, &query, &info);
+    int lwork = workSize(wq), liwork = std::max(1, iwq);
+    std::vector<T> work(lwork);
+    std::vector<int> iwork(liwork);
+    Lapack<T>::syevd("V", "L", &n, s.data(), &n, w, work.data(), &lwork, iwork.data(), &liwork, &info);
+  }
   if (info != 0) {
     fillNaN(w, n);
     return fillNaN(v, c.n * c.n);
@@ -219,7 +261,7 @@ void eigh(const LinalgCall& c, const T* a, T* w, T* v) {
 }
 
 template <typename T>
-void svd(const LinalgCall& c, const T* a, T* u, T* sv, T* vt) {
+void svd(const LinalgCall& c, const T* a, T* u, Part<T>* sv, T* vt) {
   int m = static_cast<int>(c.m), n = static_cast<int>(c.n), k = std::min(m, n), info = 0;
   int uc = c.fullMatrices ? m : k, vr = c.fullMatrices ? n : k;
   if (k == 0) {  // an empty matrix: u and vt are identities
@@ -234,11 +276,22 @@ void svd(const LinalgCall& c, const T* a, T* u, T* sv, T* vt) {
   const char* job = c.fullMatrices ? "A" : "S";
   T wq;
   int query = -1;
-  Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, &wq, &query, iwork.data(), &info);
-  int lwork = std::max(1, static_cast<int>(wq));
-  std::vector<T> work(lwork);
-  Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, work.data(), &lwork,
-                   iwork.data(), &info);
+  if constexpr (kIsComplex<T>) {  // the real workspace ?gesdd needs for jobz "A" / "S"
+    int mx = std::max(m, n);
+    std::vector<Part<T>> rwork(std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k));
+    Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, &wq, &query, rwork.data(),
+                     iwork.data(), &info);
+    int lwork = workSize(wq);
+    std::vector<T> work(lwork);
+    Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, work.data(), &lwork,
+                     rwork.data(), iwork.data(), &info);
+  } else {
+    Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, &wq, &query, iwork.data(), &info);
+    int lwork = workSize(wq);
+    std::vector<T> work(lwork);
+    Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, work.data(), &lwork,
+                     iwork.data(), &info);
+  }
   if (info != 0) {
     fillNaN(u, int64_t{m} * uc);
     fillNaN(sv, k);
@@ -260,15 +313,13 @@ void runOne(const LinalgCall& c, int64_t b, const void* in0, const void* in1, vo
     triangularSolve(c, a, at(in1, c.inputElems(1)), outAt(0));
   } else if (c.op == Op::Lu) {
     lu(c, a, outAt(0), static_cast<int32_t*>(out[1]) + b * c.n, static_cast<int32_t*>(out[2]) + b * c.n);
-  } else if constexpr (kIsComplex<T>) {
-    internalError(std::string("LAPACK: ") + opName(c.op) + " of a complex matrix");
   } else if (c.op == Op::Qr) {
     qr(c, a, outAt(0), outAt(1));
-  } else if (c.op == Op::Eigh) {
-    eigh(c, a, outAt(0), outAt(1));
+  } else if (c.op == Op::Eigh) {  // w is real: n values per matrix
+    eigh(c, a, static_cast<Part<T>*>(out[0]) + b * c.n, outAt(1));
   } else {
     SCN_ASSERT(c.op == Op::Svd, "not a linalg op");
-    svd(c, a, outAt(0), outAt(1), outAt(2));
+    svd(c, a, outAt(0), static_cast<Part<T>*>(out[1]) + b * c.outputElems(1), outAt(2));
   }
 }
 

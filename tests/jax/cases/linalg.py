@@ -107,7 +107,9 @@ CASES = [
          lambda a, b: jax.vmap(jnp.linalg.solve, in_axes=(0, 1))(a, b),
          lambda r: [general(r, (3, 4, 4)), r.standard_normal((4, 3)).astype(np.float32)], rtol=1e-4, atol=1e-5),
     # complex matrices (session 16): cholesky of (a + a^H) / 2, the three trans= forms, lu-based
-    # solve / inv / det / slogdet (complex sign, real log|det|), batched, under vmap, c64 and c128
+    # solve / inv / det / slogdet (complex sign, real log|det|), qr (LAPACK's real diagonal of r),
+    # eigh and svd (their vectors compared through abs and the reconstruction: the phases are not
+    # unique), batched, under vmap, c64 and c128
     Case("c_cholesky", "fn c_cholesky(a) = cholesky(a)", jnp.linalg.cholesky, lambda r: [hpd(r, (2,), 4)], rtol=1e-4, atol=1e-5),
     Case("c_cholesky_f64", "fn c_cholesky_f64(a) = cholesky(a)", jnp.linalg.cholesky,
          lambda r: [hpd(r, (), 5, np.complex128)], rtol=1e-12, atol=1e-13, x64=True),
@@ -130,5 +132,20 @@ CASES = [
          lambda r: [cgeneral(r, (6, 6), np.complex128)], rtol=1e-11, x64=True),
     Case("c_slogdet_singular", "fn c_slogdet_singular(a) = slogdet(a)", lambda a: tuple(jnp.linalg.slogdet(a)),
          lambda r: [np.array([[1 + 1j, 2 + 2j], [2, 4]], np.complex64)]),
+    Case("c_qr", "fn c_qr(a) = qr(a)", lambda a: tuple(jnp.linalg.qr(a)), lambda r: [cgeneral(r, (2, 5, 3))], rtol=1e-4, atol=1e-5),
+    Case("c_qr_complete_wide", "fn c_qr_complete_wide(a) = qr(a, mode=\"complete\")", lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+         lambda r: [cgeneral(r, (3, 4), np.complex128)], rtol=1e-11, atol=1e-12, x64=True),
+    Case("c_eigh", "fn c_eigh(a) = { let (w, v) = eigh(a); (w, abs(v), (v * w[None, :]) @ conj(transpose(v))) }",
+         lambda a: (lambda w, v: (w, jnp.abs(v), (v * w[None, :]) @ jnp.conj(v.T)))(*jnp.linalg.eigh(a)),
+         lambda r: [hpd(r, (), 5)], rtol=1e-4, atol=1e-4),
+    Case("c_eigh_f64", "fn c_eigh_f64(a) = { let (w, v) = eigh(a); (w, abs(v)) }",
+         lambda a: (lambda w, v: (w, jnp.abs(v)))(*jnp.linalg.eigh(a)),
+         lambda r: [hpd(r, (2,), 4, np.complex128)], rtol=1e-10, atol=1e-11, x64=True),
+    Case("c_svd", "fn c_svd(a) = { let (u, s, vt) = svd(a, full_matrices=false); (s, abs(u), abs(vt), (u * s[None, :]) @ vt) }",
+         lambda a: (lambda u, s, vt: (s, jnp.abs(u), jnp.abs(vt), (u * s[None, :]) @ vt))(*jnp.linalg.svd(a, full_matrices=False)),
+         lambda r: [cgeneral(r, (5, 3))], rtol=1e-4, atol=1e-4),
+    Case("c_svd_wide_values", "fn c_svd_wide_values(a) = (svd(a, compute_uv=false), norm(a, 2), norm(a, \"nuc\"))",
+         lambda a: (jnp.linalg.svd(a, compute_uv=False), jnp.linalg.norm(a, 2), jnp.linalg.norm(a, "nuc")),
+         lambda r: [cgeneral(r, (3, 5), np.complex128)], rtol=1e-11, x64=True),
     Case("c_vmap_det", "fn c_vmap_det(a) = vmap(det)(a)", jax.vmap(jnp.linalg.det), lambda r: [cgeneral(r, (3, 3, 3))], rtol=1e-4, atol=1e-5),
 ]
