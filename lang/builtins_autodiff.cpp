@@ -53,12 +53,13 @@ void readArgnums(Args& a, size_t i, AutodiffFn& d) {
 
 Value makeTransform(Evaluator& ev, CallArgs& c, AutodiffFn::Kind kind, const char* name) {
   bool gradLike = kind == AutodiffFn::Grad || kind == AutodiffFn::ValueAndGrad;
-  Args a(ev, c, name, gradLike ? std::vector<std::string>{"f", "argnums=", "has_aux="}
-                               : std::vector<std::string>{"f", "argnums="});
+  Args a(ev, c, name, gradLike ? std::vector<std::string>{"f", "argnums=", "has_aux=", "holomorphic="}
+                               : std::vector<std::string>{"f", "argnums=", "holomorphic="});
   AutodiffFn d;
   d.kind = kind;
   readArgnums(a, 1, d);
   if (gradLike) d.hasAux = a.boolean(2, false);
+  d.holomorphic = a.boolean(gradLike ? 3 : 2, false);
   return functionValue(a.callable(0), d, c.span);
 }
 
@@ -156,8 +157,27 @@ TracedCall traceAt(Evaluator& ev, const Value& fn, const std::vector<Value>& arg
 
 namespace {
 
+// Why a differentiated leaf of dtype t is refused (JAX's rules), or "": floats and complex
+// numbers for grad and jacrev, floats for jacfwd, complex numbers under holomorphic=true.
+std::string inputRefusal(const AutodiffFn& d, DType t) {
+  if (d.holomorphic)
+    return isComplex(t) ? "" : std::string(d.name()) + " with holomorphic=true requires complex inputs";
+  if (isFloat(t)) return "";
+  if (isComplex(t) && d.kind != AutodiffFn::Jacfwd) return "";
+  return std::string(d.name()) + " requires real-valued inputs";
+}
+
+std::string inputHelp(const AutodiffFn& d, DType t) {
+  if (d.holomorphic) return "convert it with astype(x, c64), or drop holomorphic=true for a real function";
+  if (isComplex(t))
+    return "pass holomorphic=true for the complex derivative f'(z), or use jvp for a function that is not "
+           "holomorphic";
+  return "differentiate with respect to float arguments only: convert it with astype(x, f32), or leave it out "
+         "of argnums";
+}
+
 // Which parameters of the traced function are differentiated: the leaves of the argnums
-// arguments, which must be floats (E0277).
+// arguments, of the dtypes inputRefusal admits (E0277).
 std::vector<bool> wrtMask(const TracedCall& tc, const AutodiffFn& d, CallArgs& c, Span fnSpan) {
   std::vector<bool> wrt(tc.leaves.size(), false);
   for (int64_t n : d.argnums) {
@@ -170,12 +190,12 @@ std::vector<bool> wrtMask(const TracedCall& tc, const AutodiffFn& d, CallArgs& c
     size_t i = static_cast<size_t>(n < 0 ? n + k : n);
     const Flat& f = tc.args[i];
     for (size_t j = 0; j < f.leaves.size(); ++j) {
-      if (!isFloat(f.leaves[j].type.dtype))
+      DType t = f.leaves[j].type.dtype;
+      std::string refusal = inputRefusal(d, t);
+      if (!refusal.empty())
         fail("E0277", i < c.posSpans.size() ? c.posSpans[i] : c.span,
-             std::string(d.name()) + " requires real-valued inputs but argument " + std::to_string(i) + " has type " +
-                 typeString(f.leaves[j].type),
-             "differentiate with respect to float arguments only: convert it with astype(x, f32), or leave it out "
-             "of argnums");
+             refusal + " but argument " + std::to_string(i) + " has type " + typeString(f.leaves[j].type),
+             inputHelp(d, t));
       wrt[tc.firstLeaf[i] + j] = true;
     }
   }
@@ -212,13 +232,21 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
          "return a tuple `(loss, aux)`, or drop has_aux=true");
   const TreeDef& valueTree = d.hasAux ? out.children[0] : out;
   const AVal& value = tc.t.outLeaves.at(0);
-  if (valueTree.kind != TreeDef::Leaf || !value.type.shape.empty() || !isFloat(value.type.dtype))
+  DType vt = value.type.dtype;
+  bool scalar = valueTree.kind == TreeDef::Leaf && value.type.shape.empty();
+  if (d.holomorphic && (!scalar || !isComplex(vt)))
+    fail("E0278", v.span,
+         std::string(d.name()) + "(holomorphic=true) requires a complex scalar output but the function returned " +
+             treeTypes(out, tc.t.outLeaves),
+         scalar ? "a real output is not holomorphic: drop holomorphic=true" : "reduce the output to one number (sum)");
+  if (!d.holomorphic && (!scalar || !isFloat(vt)))
     fail("E0278", v.span,
          std::string(d.name()) + " requires a real scalar output but the function returned " +
              treeTypes(out, tc.t.outLeaves),
-         isFloat(value.type.dtype) || valueTree.kind != TreeDef::Leaf
-             ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
-             : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
+         !scalar || isFloat(vt) ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
+         : isComplex(vt)        ? "pass holomorphic=true for the complex derivative f'(z), or take real(y) or abs(y) "
+                                  "for a real loss, or use vjp"
+                                : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
   FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = tc.leaves;
   args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
@@ -239,6 +267,15 @@ Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArg
   TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name());
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
   bool forward = d.kind == AutodiffFn::Jacfwd;
+  for (const AVal& o : tc.t.outLeaves) {  // JAX's output rules: complex under holomorphic only
+    DType t = o.type.dtype;
+    if (d.holomorphic ? !isComplex(t) : (!forward && isComplex(t)))
+      fail("E0278", v.span,
+           std::string(d.name()) + (d.holomorphic ? "(holomorphic=true) requires complex outputs" : " requires real outputs") +
+               " but the function returned " + treeTypes(tc.t.outTree, tc.t.outLeaves),
+           d.holomorphic ? "drop holomorphic=true for a real function"
+                         : "pass holomorphic=true for the complex derivative f'(z), or use vjp");
+  }
   FuncPtr jac = transforming(d.name(), c.span, [&] { return jacobianFunc(*tc.t.func, wrt, forward, ev.host().vjp); }, v.fn);
   std::vector<AVal> res = ev.tracer().call(jac, tc.leaves, c.span);
   size_t perOut = 0;
@@ -270,7 +307,8 @@ Value applyVjpFn(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& 
          "pass one cotangent per output, of its shape and dtype (e.g. ones_like(out))");
   }
   std::vector<bool> wrt(tc.leaves.size(), false);
-  for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i) wrt[i] = isFloat(tc.leaves[i].type.dtype);
+  for (size_t i = tc.t.trace->captured().size(); i < wrt.size(); ++i)
+    wrt[i] = isFloat(tc.leaves[i].type.dtype) || isComplex(tc.leaves[i].type.dtype);
   FuncPtr vjp = transforming("vjp", c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = concatLeaves(tc.leaves, ct.leaves);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
@@ -336,7 +374,7 @@ Value stopGradient(Evaluator& ev, CallArgs& c) {
   Flat x = flat(a.get(0), a.span(0), "stop_gradient argument");
   std::vector<AVal> out;
   for (const AVal& l : x.leaves) {
-    if (l.isStatic() || !isFloat(l.type.dtype)) {
+    if (l.isStatic() || !(isFloat(l.type.dtype) || isComplex(l.type.dtype))) {
       out.push_back(l);
       continue;
     }
@@ -497,10 +535,10 @@ Value applyAutodiff(Evaluator& ev, const VmapFn& v, CallArgs& c) {
 BuiltinDefs autodiffBuiltins() {
   return {{},
           {
-              {"grad(f, argnums=0, has_aux=false)", "the function computing the gradient of the scalar f with respect to its argnums arguments", grad},
-              {"value_and_grad(f, argnums=0, has_aux=false)", "the function computing f and its gradient together: (value, grad)", valueAndGrad},
-              {"jacfwd(f, argnums=0)", "the function computing the Jacobian of f by forward mode (output shape ++ input shape)", jacfwd},
-              {"jacrev(f, argnums=0)", "the function computing the Jacobian of f by reverse mode (output shape ++ input shape)", jacrev},
+              {"grad(f, argnums=0, has_aux=false, holomorphic=false)", "the function computing the gradient of the scalar f with respect to its argnums arguments", grad},
+              {"value_and_grad(f, argnums=0, has_aux=false, holomorphic=false)", "the function computing f and its gradient together: (value, grad)", valueAndGrad},
+              {"jacfwd(f, argnums=0, holomorphic=false)", "the function computing the Jacobian of f by forward mode (output shape ++ input shape)", jacfwd},
+              {"jacrev(f, argnums=0, holomorphic=false)", "the function computing the Jacobian of f by reverse mode (output shape ++ input shape)", jacrev},
               {"hessian(f, argnums=0)", "the function computing the Hessian of the scalar f: jacfwd(jacrev(f))", hessian},
               {"jvp(f, primals, tangents)", "f at the primals (a tuple) and its directional derivative along the tangents: (out, tangent_out)", jvpBuiltin},
               {"vjp(f, primals...)", "f at the primals and the function mapping an output cotangent to the primals' cotangents: (out, vjp_fn)", vjpBuiltin},

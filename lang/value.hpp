@@ -159,6 +159,9 @@ struct AutodiffFn {
   std::vector<int64_t> argnums{0};
   bool argnumsTuple = false;  // argnums was a tuple: the gradients come as a tuple
   bool hasAux = false;
+  /// holomorphic=true: complex inputs and outputs, the derivative f'(z) (Note [Complex
+  /// derivatives] in jit/transform/jvp_rules.cpp).
+  bool holomorphic = false;
   std::vector<Value> primals;  // VjpFn: the arguments it was made at
   std::vector<Value> rules;    // CustomJvp: (jvp); CustomVjp: (fwd, bwd)
   /// Custom*: set while its rules are traced, where a call of the function itself runs f (a

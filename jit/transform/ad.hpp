@@ -8,14 +8,19 @@
 
 #include "jit/autodiff.hpp"
 
-// The ops no derivative rule covers yet (the linear-algebra factorisations and the collectives
-// over named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
+// The ops no derivative rule covers yet (the linear-algebra factorisations, the Fourier
+// transforms and the collectives over named axes and processes): differentiating through them is
+// E0276, through a transform E0375 (Note [Autodiff design]).
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
   case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
   case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:                                       \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
-  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:       \
-  case Op::Real: case Op::Imag: case Op::Conj: case Op::ComplexAbs: case Op::Angle: case Op::Complex:
+  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
+
+// The parts of complex numbers (Note [Complex derivatives] in jvp_rules.cpp): real, imag, conj
+// and complex are linear (transposed in transpose.cpp), abs and angle are not.
+#define SCN_AD_COMPLEX_PART_OPS \
+  case Op::Real: case Op::Imag: case Op::Conj: case Op::Complex: case Op::ComplexAbs: case Op::Angle:
 
 // The ops that are never linear in a tangent: they have JVP rules but no transpose rule.
 #define SCN_AD_NONLINEAR_OPS \
@@ -31,7 +36,7 @@
     case Op::Iota: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: \
     case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumProd: case Op::CumMax: case Op::CumMin: \
     case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::Scan: \
-    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
+    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex: case Op::ComplexAbs: case Op::Angle:
 
 namespace scn::ad {
 
@@ -76,7 +81,8 @@ struct Builder {
   Tan addTan(Tan a, Tan b);
 };
 
-/// Whether values of this dtype carry tangents (floats); others have zero tangents.
+/// Whether values of this dtype carry tangents (floats and complex numbers); others have zero
+/// tangents.
 bool differentiable(DType d);
 
 /// The JVP rule of a data (non-control-flow) equation whose primal is already emitted:

@@ -7,7 +7,7 @@
 
 namespace scn::ad {
 
-bool differentiable(DType d) { return isFloat(d); }
+bool differentiable(DType d) { return isFloat(d) || isComplex(d); }
 
 std::vector<int> Builder::emit(Op op, std::vector<int> inputs, Attrs attrs, std::vector<FuncPtr> subs) {
   std::vector<Type> in;
@@ -30,7 +30,7 @@ int Builder::emit1(Op op, std::vector<int> inputs, Attrs attrs) {
 int Builder::full(Type t, double v) {
   Attrs a;
   a.dtype = t.dtype;
-  a.value = std::make_shared<Array>(isFloat(t.dtype) ? Array::scalar(t.dtype, v)
+  a.value = std::make_shared<Array>(isFloat(t.dtype) || isComplex(t.dtype) ? Array::scalar(t.dtype, v)
                                                      : Array::scalarInt(t.dtype, static_cast<int64_t>(v)));
   int c = emit1(Op::Constant, {}, std::move(a));
   return t.shape.empty() ? c : broadcast(c, t.shape, {});

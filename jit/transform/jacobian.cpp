@@ -91,7 +91,10 @@ FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward, 
         part = b.transpose(part, {1, 0});
       }
       int j = b.reshape(part, js);
-      g->results.push_back(b.convert(j, out.dtype));
+      // The output's dtype, but a real output's rows for a complex input stay complex (the
+      // gradient of |z| is conj(z) / |z|, as jax.jacrev's).
+      bool complexRows = !forward && isComplex(x.dtype) && !isComplex(out.dtype);
+      g->results.push_back(b.convert(j, complexRows ? x.dtype : out.dtype));
     }
   }
   return g;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/diagnostics.hpp"
+#include "jit/fft.hpp"
 #include "jit/transform/ad.hpp"
 
 namespace scn {
@@ -16,14 +17,12 @@ namespace {
        "wrap the value in stop_gradient(...) if its derivative is not needed");
 }
 
-/// Reports differentiation through a complex value (Note [Complex numbers] in
-/// jit/scalar/complex.inc): scn has no complex derivatives, so none is silently zero.
-[[noreturn]] void noComplexRule(const Eqn& e, DType t) {
+/// Reports differentiation through a Fourier transform, which has no rule yet.
+[[noreturn]] void noTransformRule(const Eqn& e) {
   fail("E0375", e.span,
-       std::string("cannot differentiate through ") + opName(e.op) + ": its result is " + dtypeName(t) +
-           ", and scn has no derivatives of complex numbers",
-       "differentiate a real formulation (two real arrays for the parts), or wrap the value in "
-       "stop_gradient(...) if its derivative is not needed");
+       std::string("cannot differentiate through ") + opName(e.op) + ": scn has no derivatives of Fourier transforms yet",
+       "wrap the value in stop_gradient(...) if its derivative is not needed, or write the transform as a "
+       "matrix product (a DFT matrix built with exp) where it is small");
 }
 
 }  // namespace
@@ -32,15 +31,12 @@ namespace {
 Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin) {
   bool anyTangent = false;
   for (const Tan& t : tin) anyTangent = anyTangent || t.has_value();
-  // the ops that make a complex value of real ones (the others never see a tangent)
-  if (anyTangent && (e.op == Op::Complex || e.op == Op::Rfft)) noComplexRule(e, complexOf(b.type(in[0]).dtype));
+  if (anyTangent && isFftOp(e.op)) noTransformRule(e);
   if (anyTangent && diffKind(e.op) == DiffKind::Unsupported) noRule(e);
   if (anyTangent && isCustomCall(e)) return jvpCustom(b, e, in, tin);
   if (anyTangent && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond)) return jvpControl(b, e, in, tin);
   std::vector<int> out = b.emit(e.op, in, e.attrs, e.subs);
   if (!anyTangent) return {out, std::vector<Tan>(out.size(), std::nullopt)};
-  for (int o : out)
-    if (isComplex(b.type(o).dtype)) noComplexRule(e, b.type(o).dtype);
   return {out, jvpRule(b, e, in, tin, out)};
 }
 

@@ -32,6 +32,7 @@ DiffKind diffKind(Op op) {
     case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather:
     case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral: case Op::Sort:
     case Op::Scan: case Op::Cond:
+    SCN_AD_COMPLEX_PART_OPS
       return DiffKind::Smooth;
     case Op::While:
       return DiffKind::ForwardOnly;
@@ -53,6 +54,10 @@ constexpr double kTwoOverSqrtPi = 1.12837916709551257390, kSqrtPiOverTwo = 0.886
 
 int constantLike(Builder& b, int like, double v) { return b.like(like, v); }
 int square(Builder& b, int v) { return b.mul(v, v); }
+// 1 / sqrt(v): rsqrt, which has no complex form.
+int invSqrt(Builder& b, int v) {
+  return isComplex(b.type(v).dtype) ? b.un(Op::Reciprocal, b.un(Op::Sqrt, v)) : b.un(Op::Rsqrt, v);
+}
 
 // d out / d x of each smooth unary op but neg, from its input x and output y: the rule table.
 using UnaryDerivative = int (*)(Builder& b, int x, int y);
@@ -70,11 +75,11 @@ const std::map<Op, UnaryDerivative>& unaryDerivatives() {
       {Op::Tan, [](Builder& b, int x, int y) { return b.add(constantLike(b, x, 1), square(b, y)); }},
       {Op::Tanh, [](Builder& b, int x, int y) { return b.sub(constantLike(b, x, 1), square(b, y)); }},
       {Op::Sigmoid, [](Builder& b, int x, int y) { return b.mul(y, b.sub(constantLike(b, x, 1), y)); }},
-      {Op::Asin, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.sub(constantLike(b, x, 1), square(b, x))); }},
-      {Op::Acos, [](Builder& b, int x, int y) { return b.neg(b.un(Op::Rsqrt, b.sub(constantLike(b, x, 1), square(b, x)))); }},
+      {Op::Asin, [](Builder& b, int x, int y) { return invSqrt(b, b.sub(constantLike(b, x, 1), square(b, x))); }},
+      {Op::Acos, [](Builder& b, int x, int y) { return b.neg(invSqrt(b, b.sub(constantLike(b, x, 1), square(b, x)))); }},
       {Op::Atan, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.add(constantLike(b, x, 1), square(b, x))); }},
-      {Op::Asinh, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.add(square(b, x), constantLike(b, x, 1))); }},
-      {Op::Acosh, [](Builder& b, int x, int y) { return b.un(Op::Rsqrt, b.mul(b.sub(x, constantLike(b, x, 1)), b.add(x, constantLike(b, x, 1)))); }},
+      {Op::Asinh, [](Builder& b, int x, int y) { return invSqrt(b, b.add(square(b, x), constantLike(b, x, 1))); }},
+      {Op::Acosh, [](Builder& b, int x, int y) { return invSqrt(b, b.mul(b.sub(x, constantLike(b, x, 1)), b.add(x, constantLike(b, x, 1)))); }},
       {Op::Atanh, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.sub(constantLike(b, x, 1), square(b, x))); }},
       {Op::Log2, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.mul(x, constantLike(b, x, kLn2))); }},
       {Op::Log10, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 1), b.mul(x, constantLike(b, x, kLn10))); }},
@@ -166,6 +171,7 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_COMPLEX_PART_OPS
       break;  // only the smooth binary ops reach here
   }
   internalError(std::string("no binary derivative for ") + opName(op));
@@ -210,6 +216,7 @@ Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_COMPLEX_PART_OPS
       break;  // only the smooth reductions reach here
   }
   internalError("no reduction derivative");
@@ -250,9 +257,38 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_COMPLEX_PART_OPS
       break;  // only the smooth cumulative ops reach here
   }
   internalError("no cumulative derivative");
+}
+
+// Note [Complex derivatives]
+// Complex values carry complex tangents, and the rules are JAX's: a holomorphic op's tangent is
+// f'(z) t by the same formulas as the real op's (tanh' = 1 - tanh^2 holds for complex z), and
+// reverse mode transposes each linear map without conjugating (the cotangent of `x * c` is
+// `ct * c`), so for a real loss grad gives df/dre - i df/dim (jax.grad of |z|^2 is 2 conj(z))
+// and grad(f, holomorphic=true) gives f'(z). The parts: real, imag, conj and complex are linear
+// (real's transpose is complex(ct, 0), imag's complex(0, -ct), conj's conj, complex's (real(ct),
+// -imag(ct))); |z| has the tangent real(conj(z) t) / |z| (0 at z = 0, as JAX), angle(z)
+// imag(conj(z) t) / |z|^2.
+Tan complexPart(Builder& b, Op op, const std::vector<int>& in, const std::vector<Tan>& tin, int out) {
+  switch (op) {
+    case Op::Real: case Op::Imag: case Op::Conj: return b.un(op, *tin[0]);
+    case Op::Complex: return b.emit1(Op::Complex, {b.instantiate(tin[0], b.type(in[0])), b.instantiate(tin[1], b.type(in[1]))});
+    case Op::ComplexAbs: {
+      int dot = b.un(Op::Real, b.mul(*tin[0], b.un(Op::Conj, in[0])));
+      int safe = b.select(b.emit1(Op::Eq, {out, b.like(out, 0)}), b.like(out, 1), out);
+      return b.div(dot, safe);
+    }
+    case Op::Angle: {
+      int cross = b.un(Op::Imag, b.mul(*tin[0], b.un(Op::Conj, in[0])));
+      int modulus = b.un(Op::ComplexAbs, in[0]);
+      return b.div(cross, b.mul(modulus, modulus));
+    }
+    default: break;
+  }
+  internalError(std::string("no complex-part derivative for ") + opName(op));
 }
 
 // An op whose tangent is the op itself applied to the tangents (structural and linear ops):
@@ -324,7 +360,7 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
       for (const Tan& ti : tin) r.push_back(ti ? Tan(b.takeAlongAxis(*ti, perm, e.attrs.axes[0])) : std::nullopt);
       return r;
     }
-    case OpCategory::ComplexPart:  // no rules (Note [Complex numbers]): E0375 before this
+    case OpCategory::ComplexPart: return {complexPart(b, e.op, in, tin, out[0])};
     case OpCategory::Predicate: case OpCategory::Compare: case OpCategory::Constant:
     case OpCategory::Iota: case OpCategory::ArgReduce:
       return none;

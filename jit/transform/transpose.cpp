@@ -246,6 +246,14 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
         r[1] = dotTransposeLhs(b, ct, in(1), e.inputs[0], a.rhsContract, a.lhsContract, a.rhsBatch, a.lhsBatch, true);
       return r;
     }
+    // The parts of complex numbers (Note [Complex derivatives] in jvp_rules.cpp).
+    case Op::Real: r[0] = b.emit1(Op::Complex, {ct, b.zeros(b.type(ct))}); return r;
+    case Op::Imag: r[0] = b.emit1(Op::Complex, {b.zeros(b.type(ct)), b.neg(ct)}); return r;
+    case Op::Conj: r[0] = b.un(Op::Conj, ct); return r;
+    case Op::Complex:
+      if (lin(0)) r[0] = b.un(Op::Real, ct);
+      if (lin(1)) r[1] = b.neg(b.un(Op::Imag, ct));
+      return r;
     SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES
       break;  // JVP rules emit only the linear ops above on tangents
@@ -258,7 +266,8 @@ bool hasTransposeRule(Op op) {
     case Op::Neg: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Select: case Op::Convert:
     case Op::ReduceSum: case Op::CumSum: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Reverse: case Op::Slice: case Op::Concat: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
-    case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral:
+    case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral: case Op::Real: case Op::Imag:
+    case Op::Conj: case Op::Complex:
       return true;
     SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES

@@ -204,6 +204,16 @@ std::vector<Case> cases() {
         cs.push_back({std::string(rev ? "scan_reverse" : "scan") + (checkpoints ? "_checkpointed" : ""), b.ret(out)});
       }
   }
+  // The parts of complex numbers between real inputs and outputs (Note [Complex derivatives]):
+  // z = complex(x, y), w = sin(z) * conj(z); real(w), imag(w), |z|, angle(z).
+  {
+    Builder b;
+    int x = b.param(kVec), y = b.param(kVec);
+    int z = b.eqn1(Op::Complex, {x, y});
+    int w = b.eqn1(Op::Mul, {b.eqn1(Op::Sin, {z}), b.eqn1(Op::Conj, {z})});
+    cs.push_back({"complex_parts", b.ret({b.eqn1(Op::Real, {w}), b.eqn1(Op::Imag, {w}), b.eqn1(Op::ComplexAbs, {z}),
+                                          b.eqn1(Op::Angle, {z})})});
+  }
   // cond: index by a constant, branches x * y and sin(x) + y.
   {
     Builder t, f;
@@ -612,7 +622,7 @@ TEST(Autodiff, EveryOpHasADifferentiationKind) {
   std::vector<std::string> unsupported;
   for (Op op : allOps())
     if (diffKind(op) == DiffKind::Unsupported) unsupported.push_back(opName(op));
-  EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "real", "imag", "conj", "complex_abs", "angle", "complex", "associative_scan", "scatter_mul", "scatter_min",
+  EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "associative_scan", "scatter_mul", "scatter_min",
                                                    "scatter_max", "cholesky", "triangular_solve", "lu", "qr",
                                                    "eigh", "svd", "fft", "ifft", "rfft", "irfft", "psum", "pmax", "pmin", "all_gather",
                                                    "ppermute", "process_sum", "process_max", "process_min",
