@@ -485,8 +485,6 @@ void writeInts(void* p, int64_t at, const std::vector<int32_t>& v) {
 }
 
 /// T: the stored element (float, double, std::complex<float>, std::complex<double>); S: what
-/// it computes in. qr, eigh and svd take real matrices only (the tracer refuses complex ones).
-/// T: the stored element (float, double, std::complex<float>, std::complex<double>); S: what
 /// it computes in. The real outputs of a complex matrix (eigh's w, svd's s) are stored as T's
 /// part.
 template <typename T, typename S>
