@@ -88,3 +88,22 @@ def test_fourier_transforms_match_numpy(ctx, dtype):
     np.testing.assert_allclose(r, np.fft.rfft(x), rtol=tol, atol=tol)
     np.testing.assert_allclose(f2, np.fft.fft2(x, norm="ortho"), rtol=tol, atol=tol)
     np.testing.assert_allclose(back, x, rtol=tol, atol=tol)
+
+
+def test_complex_linear_algebra_and_derivatives_match_numpy(ctx):
+    ctx.run("""
+fn solved(a, b) = (solve(a, b), eigh(a @ conj(transpose(a)))[0], svd(a, compute_uv=false))
+fn descent(w, x, y) = grad(|v| sum(abs(x @ v - y) ** 2))(w)
+""")
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4)) + 3 * np.eye(4)).astype(np.complex128)
+    b = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex128)
+    x, w, sv = ctx.solved(a, b)
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-10)
+    np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a @ a.conj().T), rtol=1e-10)
+    # jax.grad's convention: d/dre - i d/dim of the real loss, 2 x^H (x w - y) here
+    xm = (rng.standard_normal((5, 4)) + 1j * rng.standard_normal((5, 4))).astype(np.complex128)
+    y = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(np.complex128)
+    g = ctx.descent(b, xm, y)
+    np.testing.assert_allclose(g, np.conj(2 * xm.conj().T @ (xm @ b - y)), rtol=1e-10)
