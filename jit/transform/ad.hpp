@@ -8,19 +8,19 @@
 
 #include "jit/autodiff.hpp"
 
-// The ops no derivative rule covers yet (the linear-algebra factorisations, the Fourier
-// transforms and the collectives over named axes and processes): differentiating through them is
-// E0276, through a transform E0375 (Note [Autodiff design]).
+// The ops no derivative rule covers yet (the linear-algebra factorisations and the collectives
+// over named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
   case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
-  case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:                                       \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
   case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
 
-// The parts of complex numbers (Note [Complex derivatives] in jvp_rules.cpp): real, imag, conj
-// and complex are linear (transposed in transpose.cpp), abs and angle are not.
-#define SCN_AD_COMPLEX_PART_OPS \
-  case Op::Real: case Op::Imag: case Op::Conj: case Op::Complex: case Op::ComplexAbs: case Op::Angle:
+// The ops of complex numbers (Note [Complex derivatives] in jvp_rules.cpp): real, imag, conj,
+// complex and the Fourier transforms are linear (transposed in transpose.cpp), abs and angle
+// are not.
+#define SCN_AD_COMPLEX_OPS \
+  case Op::Real: case Op::Imag: case Op::Conj: case Op::Complex: case Op::ComplexAbs: case Op::Angle: \
+  case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:
 
 // The ops that are never linear in a tangent: they have JVP rules but no transpose rule.
 #define SCN_AD_NONLINEAR_OPS \

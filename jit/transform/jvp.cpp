@@ -3,7 +3,6 @@
 #include <string>
 
 #include "base/diagnostics.hpp"
-#include "jit/fft.hpp"
 #include "jit/transform/ad.hpp"
 
 namespace scn {
@@ -17,13 +16,6 @@ namespace {
        "wrap the value in stop_gradient(...) if its derivative is not needed");
 }
 
-/// Reports differentiation through a Fourier transform, which has no rule yet.
-[[noreturn]] void noTransformRule(const Eqn& e) {
-  fail("E0375", e.span,
-       std::string("cannot differentiate through ") + opName(e.op) + ": scn has no derivatives of Fourier transforms yet",
-       "wrap the value in stop_gradient(...) if its derivative is not needed, or write the transform as a "
-       "matrix product (a DFT matrix built with exp) where it is small");
-}
 
 }  // namespace
 
@@ -31,7 +23,6 @@ namespace {
 Dual jvpEqn(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin) {
   bool anyTangent = false;
   for (const Tan& t : tin) anyTangent = anyTangent || t.has_value();
-  if (anyTangent && isFftOp(e.op)) noTransformRule(e);
   if (anyTangent && diffKind(e.op) == DiffKind::Unsupported) noRule(e);
   if (anyTangent && isCustomCall(e)) return jvpCustom(b, e, in, tin);
   if (anyTangent && (e.op == Op::Scan || e.op == Op::While || e.op == Op::Cond)) return jvpControl(b, e, in, tin);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "base/diagnostics.hpp"
+#include "jit/fft.hpp"
 #include "jit/transform/ad.hpp"
 
 namespace scn {
@@ -32,7 +33,7 @@ DiffKind diffKind(Op op) {
     case Op::Reverse: case Op::DynamicSlice: case Op::DynamicUpdateSlice: case Op::Gather:
     case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral: case Op::Sort:
     case Op::Scan: case Op::Cond:
-    SCN_AD_COMPLEX_PART_OPS
+    SCN_AD_COMPLEX_OPS
       return DiffKind::Smooth;
     case Op::While:
       return DiffKind::ForwardOnly;
@@ -171,7 +172,7 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
-    SCN_AD_COMPLEX_PART_OPS
+    SCN_AD_COMPLEX_OPS
       break;  // only the smooth binary ops reach here
   }
   internalError(std::string("no binary derivative for ") + opName(op));
@@ -216,7 +217,7 @@ Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
-    SCN_AD_COMPLEX_PART_OPS
+    SCN_AD_COMPLEX_OPS
       break;  // only the smooth reductions reach here
   }
   internalError("no reduction derivative");
@@ -257,7 +258,7 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
-    SCN_AD_COMPLEX_PART_OPS
+    SCN_AD_COMPLEX_OPS
       break;  // only the smooth cumulative ops reach here
   }
   internalError("no cumulative derivative");
@@ -271,7 +272,10 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
 // and grad(f, holomorphic=true) gives f'(z). The parts: real, imag, conj and complex are linear
 // (real's transpose is complex(ct, 0), imag's complex(0, -ct), conj's conj, complex's (real(ct),
 // -imag(ct))); |z| has the tangent real(conj(z) t) / |z| (0 at z = 0, as JAX), angle(z)
-// imag(conj(z) t) / |z|^2.
+// imag(conj(z) t) / |z|^2. The Fourier transforms are linear, their tangents the transforms of
+// the tangents; transposed as JAX does: fft and ifft are symmetric matrices (their own
+// transposes), rfft's transpose is real(fft(ct padded with zeros to n)), irfft's
+// conj(rfft(ct) * (1, 2, ..., 2, 1) / n) (the 1 at the end for an even n).
 Tan complexPart(Builder& b, Op op, const std::vector<int>& in, const std::vector<Tan>& tin, int out) {
   switch (op) {
     case Op::Real: case Op::Imag: case Op::Conj: return b.un(op, *tin[0]);
@@ -364,8 +368,11 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
     case OpCategory::Predicate: case OpCategory::Compare: case OpCategory::Constant:
     case OpCategory::Iota: case OpCategory::ArgReduce:
       return none;
+    case OpCategory::Linalg:  // the Fourier transforms are linear; the factorisations have no rules
+      if (isFftOp(e.op)) return {sameOp(b, e, in, tin, {0})};
+      break;
     case OpCategory::AssocScan: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
-    case OpCategory::Linalg: case OpCategory::Collective: case OpCategory::ProcessCollective:
+    case OpCategory::Collective: case OpCategory::ProcessCollective:
       break;
   }
   internalError(std::string("no data JVP rule for ") + opName(e.op));

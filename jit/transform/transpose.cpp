@@ -129,6 +129,38 @@ int gatheredUpdates(Builder& b, int ct, const std::vector<int>& idx, const Type&
   return b.select(mask, g, b.zeros(updates));
 }
 
+// rfft(x) is fft(x as complex)[..., :n/2+1]: its transpose pads ct with zeros to n, transforms
+// it and keeps the real part (Note [Complex derivatives] in jvp_rules.cpp).
+int rfftTranspose(Builder& b, int ct, int64_t n) {
+  Type t = b.type(ct);
+  int64_t m = t.shape.back(), axis = static_cast<int64_t>(t.shape.size()) - 1;
+  int padded = ct;
+  if (n > m) {
+    Type rest = t;
+    rest.shape.back() = n - m;
+    Attrs a;
+    a.axes = {axis};
+    padded = b.emit1(Op::Concat, {ct, b.zeros(rest)}, std::move(a));
+  }
+  return b.un(Op::Real, b.un(Op::Fft, padded));
+}
+
+// irfft's transpose: conj(rfft(ct) * w / n), w = 1 for the zero frequency (and the Nyquist one
+// of an even n), 2 for the others, which irfft counts twice.
+int irfftTranspose(Builder& b, int ct) {
+  int64_t n = b.type(ct).shape.back();
+  int x = b.un(Op::Rfft, ct);
+  Type t = b.type(x);
+  int64_t m = t.shape.back();
+  Array w(t.dtype, {m});
+  for (int64_t k = 0; k < m; ++k) w.setDouble(k, (k == 0 || (n % 2 == 0 && k == m - 1) ? 1.0 : 2.0) / static_cast<double>(n));
+  Attrs a;
+  a.dtype = t.dtype;
+  a.value = std::make_shared<Array>(std::move(w));
+  int weights = b.broadcast(b.emit1(Op::Constant, {}, std::move(a)), t.shape, {static_cast<int64_t>(t.shape.size()) - 1});
+  return b.un(Op::Conj, b.mul(x, weights));
+}
+
 }  // namespace
 
 std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>& linear, const std::vector<Tan>& ctOut) {
@@ -254,6 +286,9 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
       if (lin(0)) r[0] = b.un(Op::Real, ct);
       if (lin(1)) r[1] = b.neg(b.un(Op::Imag, ct));
       return r;
+    case Op::Fft: case Op::Ifft: r[0] = b.emit1(e.op, {ct}, e.attrs); return r;
+    case Op::Rfft: r[0] = rfftTranspose(b, ct, in(0).shape.back()); return r;
+    case Op::Irfft: r[0] = irfftTranspose(b, ct); return r;
     SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES
       break;  // JVP rules emit only the linear ops above on tangents
@@ -267,7 +302,7 @@ bool hasTransposeRule(Op op) {
     case Op::ReduceSum: case Op::CumSum: case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose:
     case Op::Reverse: case Op::Slice: case Op::Concat: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
     case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral: case Op::Real: case Op::Imag:
-    case Op::Conj: case Op::Complex:
+    case Op::Conj: case Op::Complex: case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:
       return true;
     SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES

@@ -214,6 +214,18 @@ std::vector<Case> cases() {
     cs.push_back({"complex_parts", b.ret({b.eqn1(Op::Real, {w}), b.eqn1(Op::Imag, {w}), b.eqn1(Op::ComplexAbs, {z}),
                                           b.eqn1(Op::Angle, {z})})});
   }
+  // The Fourier transforms between real inputs and outputs: irfft(ifft(fft(rfft(x)))) and the
+  // parts of the spectra on the way.
+  {
+    Builder b;
+    int x = b.param(kVec);
+    int r = b.eqn1(Op::Rfft, {x});
+    int f = b.eqn1(Op::Fft, {b.eqn1(Op::Mul, {r, r})});
+    int g = b.eqn1(Op::Ifft, {f});
+    Attrs n;
+    n.length = kVec.shape.back();
+    cs.push_back({"fourier_transforms", b.ret({b.eqn1(Op::Irfft, {g}, n), b.eqn1(Op::Real, {f}), b.eqn1(Op::Imag, {g})})});
+  }
   // cond: index by a constant, branches x * y and sin(x) + y.
   {
     Builder t, f;
@@ -624,7 +636,7 @@ TEST(Autodiff, EveryOpHasADifferentiationKind) {
     if (diffKind(op) == DiffKind::Unsupported) unsupported.push_back(opName(op));
   EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "associative_scan", "scatter_mul", "scatter_min",
                                                    "scatter_max", "cholesky", "triangular_solve", "lu", "qr",
-                                                   "eigh", "svd", "fft", "ifft", "rfft", "irfft", "psum", "pmax", "pmin", "all_gather",
+                                                   "eigh", "svd", "psum", "pmax", "pmin", "all_gather",
                                                    "ppermute", "process_sum", "process_max", "process_min",
                                                    "process_gather"}));
   std::vector<Case> cs = cases();

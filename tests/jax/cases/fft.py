@@ -7,6 +7,7 @@ outputs come out NaN and which infinite depends on the library's order of operat
 ducc), so no case compares them. Tolerances: FFTW and ducc both round as O(log n) adds per
 output, so f32 results agree to about 1e-6 of the largest output; rtol 1e-5 plus an atol of 1e-4
 (of outputs of size ~10) for the terms that cancel to near zero; f64 1e-12."""
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -94,4 +95,18 @@ CASES = [
          lambda r: [], rtol=0.0),
     Case("rfftfreq_odd", "fn rfftfreq_odd() = fft.rfftfreq(9)", lambda: jnp.fft.rfftfreq(9), lambda r: [], rtol=0.0),
     Case("rfftfreq_one", "fn rfftfreq_one() = rfftfreq(1)", lambda: jnp.fft.rfftfreq(1), lambda r: [], rtol=0.0),
+    # derivatives through the transforms (session 16, Note [Complex derivatives]): jvp and grad
+    # of fft / ifft / rfft / irfft and the 2-d forms, even and odd lengths, against jax.grad
+    Case("grad_fft", "fn grad_fft(z) = grad(|a| sum(abs(fft.fft(a) * arange(6)) ** 2) + real(sum(fft.ifft(a * a))))(z)",
+         lambda z: jax.grad(lambda a: jnp.sum(jnp.abs(jnp.fft.fft(a) * jnp.arange(6)) ** 2) + jnp.real(jnp.sum(jnp.fft.ifft(a * a))))(z),
+         lambda r: [cplx(r, (2, 6))], **F32),
+    Case("grad_rfft_irfft", "fn grad_rfft_irfft(x) = grad(|a| sum(abs(fft.rfft(a)) * arange(4)) + sum(sin(fft.irfft(fft.rfft(a) * 1j, n=7))))(x)",
+         lambda x: jax.grad(lambda a: jnp.sum(jnp.abs(jnp.fft.rfft(a)) * jnp.arange(4)) + jnp.sum(jnp.sin(jnp.fft.irfft(jnp.fft.rfft(a) * 1j, n=7))))(x),
+         lambda r: [real(r, (3, 7))], **F32),
+    Case("grad_irfft_even", "fn grad_irfft_even(z) = grad(|a| sum(fft.irfft(a) * arange(8.0)))(z)",
+         lambda z: jax.grad(lambda a: jnp.sum(jnp.fft.irfft(a) * jnp.arange(8.0)))(z), lambda r: [cplx(r, (5,))], **F32),
+    Case("grad_fft2_ortho", "fn grad_fft2_ortho(x) = grad(|a| sum(real(fft.fft2(a, norm=\"ortho\")) ** 3))(x)",
+         lambda x: jax.grad(lambda a: jnp.sum(jnp.real(jnp.fft.fft2(a, norm="ortho")) ** 3))(x), lambda r: [real(r, (4, 5))], **F32),
+    Case("jvp_rfft", "fn jvp_rfft(x, t) = jvp(|a| fft.rfft(a, n=6), (x,), (t,))",
+         lambda x, t: jax.jvp(lambda a: jnp.fft.rfft(a, n=6), (x,), (t,)), lambda r: [real(r, (5,)), real(r, (5,))], **F32),
 ] + TRANSFORMS
