@@ -197,6 +197,26 @@ TEST(ApiCpp, FourierTransformsFromTheHost) {
   EXPECT_TRUE(h.diags.empty());
 }
 
+TEST(ApiCpp, ComplexSolveAndGradientFromTheHost) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn solved(a, b) = solve(a, b)\n"
+                         "fn energy_grad(z) = grad(|v| sum(abs(v) ** 2))(z)\n"));
+  // a = [[2, i], [-i, 2]] is Hermitian with det 3; a x = b for b = a [1, 1 + i].
+  std::vector<std::complex<double>> a = {{2, 0}, {0, 1}, {0, -1}, {2, 0}}, x = {{1, 0}, {1, 1}};
+  std::vector<std::complex<double>> b = {a[0] * x[0] + a[1] * x[1], a[2] * x[0] + a[3] * x[1]};
+  auto r = h.ctx.call("solved", {scn::ArrayView::of(a.data(), {2, 2}), scn::ArrayView::of(b.data(), {2})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::complex<double>> got = values<std::complex<double>>(r->at(0));
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(std::abs(got[i] - x[i]), 0.0, 1e-12) << i;
+  // jax.grad's convention: the gradient of |z|^2 is 2 conj(z)
+  std::vector<std::complex<float>> z = {{1, 2}, {-0.5f, 0.25f}};
+  auto g = h.ctx.call("energy_grad", {scn::ArrayView::of(z.data(), {2})});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  std::vector<std::complex<float>> dz = values<std::complex<float>>(g->at(0));
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(dz[i], 2.0f * std::conj(z[i])) << i;
+  EXPECT_TRUE(h.diags.empty());
+}
+
 TEST(ApiCpp, CholeskySolveAndEinsumFromTheHost) {
   Host h;
   ASSERT_TRUE(h.ctx.load("fn chol_solve(a, b) = { let l = cholesky(a); (l, solve(a, b), det(a)) }\n"
