@@ -1,6 +1,7 @@
 // Builtins of jax.numpy.linalg: cholesky triangular_solve solve inv det slogdet qr eigh svd, on
 // the Linalg ops (Note [Linear algebra ops] in jit/linalg.hpp); solve, inv, det and slogdet are
 // built on lu.
+#include <algorithm>
 #include <cmath>
 
 #include "lang/builtin_args.hpp"
@@ -235,6 +236,77 @@ Value svd(Evaluator& ev, CallArgs& c) {
   return tuple(usv);
 }
 
+// The machine epsilon of the real dtype t (f32's for bf16 and f16, which linalg widens).
+double epsilonOf(DType t) { return t == DType::F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07; }
+
+/// x with its last two axes swapped.
+AVal swapLastAxes(Evaluator& ev, const AVal& x, Span span) {
+  std::vector<int64_t> perm(x.type.shape.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return ev.ops().transpose(x, perm, span);
+}
+
+/// The largest singular value of each matrix, kept as a trailing axis of 1 (s is descending).
+AVal largest(Evaluator& ev, const AVal& s, Span span) {
+  Shape kept = s.type.shape;
+  kept.back() = 1;
+  return ev.ops().reshape(ev.ops().reduce(Op::ReduceMax, s, std::vector<int64_t>{-1}, span), kept, span);
+}
+
+// eigvalsh(a): the eigenvalues of the Hermitian (symmetric) part of a, ascending.
+Value eigvalsh(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "eigvalsh", {"a"});
+  return arr(apply(ev, Op::Eigh, {matrixOperand(ev, a.array(0), a.span(0), "eigvalsh")}, {}, c.span).at(0));
+}
+
+// pinv(a, rtol=None): jnp.linalg.pinv: from the SVD of conj(a), singular values at or below
+// rtol * the largest (default 10 * max(m, n) * eps) taken as zero.
+Value pinv(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "pinv", {"a", "rtol="});
+  ArrayOps& ops = ev.ops();
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "pinv", false);
+  const Shape& shape = m.type.shape;
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  Shape outShape = shape;
+  std::swap(outShape[shape.size() - 1], outShape[shape.size() - 2]);
+  if (rows == 0 || cols == 0) return arr(ops.broadcastTo(strongScalar(m.type.dtype, 0), outShape, c.span));
+  if (isComplex(m.type.dtype)) m = ops.complexPart(Op::Conj, m, c.span);
+  Attrs at;
+  at.fullMatrices = false;
+  std::vector<AVal> usv = apply(ev, Op::Svd, {m}, at, c.span);
+  DType real = usv[1].type.dtype;
+  AVal rtol = given(a, 1) ? ops.convert(a.array(1), real, a.span(1))
+                          : strongScalar(real, 10.0 * static_cast<double>(std::max(rows, cols)) * epsilonOf(real));
+  AVal cutoff = ops.binary(Op::Mul, rtol, largest(ev, usv[1], c.span), c.span, "*");
+  AVal s = ops.select(ops.binary(Op::Gt, usv[1], cutoff, c.span, ">"), usv[1], strongScalar(real, INFINITY), c.span);
+  s = ops.convert(s, usv[0].type.dtype, c.span);
+  AVal scaled = ops.binary(Op::Div, swapLastAxes(ev, usv[0], c.span), ops.expandDims(s, -1, c.span), c.span, "/");
+  return arr(ops.matmul(swapLastAxes(ev, usv[2], c.span), scaled, c.span));
+}
+
+// matrix_rank(M, rtol=None): jnp.linalg.matrix_rank: the singular values above a threshold,
+// by default max(s) * max(m, n) * eps; a given rtol is the threshold itself, as in JAX. A
+// vector (or scalar) has rank 1 when any element is nonzero.
+Value matrixRank(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "matrix_rank", {"M", "rtol="});
+  ArrayOps& ops = ev.ops();
+  AVal x = defaultize(a.array(0), a.span(0));
+  if (x.type.shape.size() < 2) {
+    AVal any = ops.reduce(Op::ReduceOr, ops.binary(Op::Ne, x, strongScalar(x.type.dtype, 0), c.span, "!="), std::nullopt, c.span);
+    return arr(ops.convert(any, DType::I32, c.span));
+  }
+  AVal s = singularValues(ev, x, c.span);
+  DType real = s.type.dtype;
+  const Shape& shape = x.type.shape;
+  double size = static_cast<double>(std::max(shape[shape.size() - 2], shape.back()));
+  AVal threshold = given(a, 1) ? ops.convert(a.array(1), real, a.span(1))
+                               : ops.binary(Op::Mul, largest(ev, s, c.span), strongScalar(real, size * epsilonOf(real)), c.span, "*");
+  if (given(a, 1) && !threshold.type.shape.empty()) threshold = ops.expandDims(threshold, -1, c.span);
+  AVal above = ops.convert(ops.binary(Op::Gt, s, threshold, c.span, ">"), DType::I32, c.span);
+  return arr(ops.reduce(Op::ReduceSum, above, std::vector<int64_t>{-1}, c.span));
+}
+
 }  // namespace
 
 AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
@@ -255,6 +327,9 @@ BuiltinDefs linalgBuiltins() {
               {"slogdet(a)", "(sign, log of the absolute value) of the determinant of each square matrix of a", slogdet},
               {"qr(a, mode=\"reduced\")", "(q, r) with q orthonormal and r upper triangular, mode \"complete\" or \"r\" (only r)", qr},
               {"eigh(a)", "(w, v): the eigenvalues ascending and the eigenvectors (columns) of each symmetric matrix of a", eigh},
+              {"eigvalsh(a)", "the eigenvalues of each symmetric (Hermitian) matrix of a, ascending: eigh(a)[0]", eigvalsh},
+              {"pinv(a, rtol=None)", "the Moore-Penrose pseudo-inverse of each matrix of a, from its SVD (singular values at or below rtol times the largest taken as zero)", pinv},
+              {"matrix_rank(M, rtol=None)", "the number of singular values of each matrix of M above max(s) * max(m, n) * eps (or above rtol when given)", matrixRank},
               {"svd(a, full_matrices=true, compute_uv=true)", "(u, s, vh) with a == u * s @ vh, s descending, only s when compute_uv is false", svd},
           }};
 }
