@@ -307,6 +307,71 @@ Value matrixRank(Evaluator& ev, CallArgs& c) {
   return arr(ops.reduce(Op::ReduceSum, above, std::vector<int64_t>{-1}, c.span));
 }
 
+/// x^H: the last two axes swapped, conjugated when complex.
+AVal adjoint(Evaluator& ev, const AVal& x, Span span) {
+  AVal t = swapLastAxes(ev, x, span);
+  return isComplex(t.type.dtype) ? ev.ops().complexPart(Op::Conj, t, span) : t;
+}
+
+// lstsq(a, b, rcond=None, numpy_resid=false): jnp.linalg.lstsq: (x, resid, rank, s) for one
+// matrix a [m, n] and b [m] or [m, k], from the reduced SVD: singular values below rcond times
+// the largest (default eps * max(m, n)) are dropped; resid is |b - a x|^2 per column, always
+// (JAX's default; numpy_resid's empty residuals depend on the rank, a value: refused).
+Value lstsq(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "lstsq", {"a", "b", "rcond=", "numpy_resid="});
+  ArrayOps& ops = ev.ops();
+  if (a.boolean(3, false))
+    fail("E0284", a.span(3), "lstsq(numpy_resid=true) is not supported: NumPy's empty residuals depend on the rank",
+         "leave numpy_resid false (JAX's default): resid is then |b - a x|^2 for every column");
+  AVal m = matrixOperand(ev, a.array(0), a.span(0), "lstsq", false);
+  AVal b = defaultize(a.array(1), a.span(1));
+  if (m.type.shape.size() != 2)
+    fail("E0282", a.span(0), "lstsq needs one matrix (rank 2), got shape " + shapeString(m.type.shape),
+         "lstsq is not batched (as in JAX); use vmap(lstsq) over a stack");
+  int64_t rows = m.type.shape[0], cols = m.type.shape[1];
+  bool vector = b.type.shape.size() == 1;
+  if (b.type.shape.empty() || b.type.shape.size() > 2 || b.type.shape[0] != rows)
+    fail("E0283", a.span(1), "lstsq got a of shape " + shapeString(m.type.shape) + " and b of shape " + shapeString(b.type.shape),
+         "b needs " + std::to_string(rows) + " rows: (" + std::to_string(rows) + ",) or (" + std::to_string(rows) + ", k)");
+  DType t = promoteTypes(m, b);
+  if (!isFloat(t) && !isComplex(t)) t = DType::F32;
+  m = ops.convert(m, t, c.span);
+  b = ops.convert(vector ? ops.reshape(b, {rows, 1}, c.span) : b, t, c.span);
+  DType real = isComplex(t) ? componentType(t) : t;
+  int64_t k = b.type.shape[1];
+  AVal x, rank, s;
+  if (rows == 0 || cols == 0) {
+    x = ops.broadcastTo(strongScalar(t, 0), {cols, k}, c.span);
+    rank = strongScalar(DType::I32, 0);
+    s = ops.broadcastTo(strongScalar(real, 0), {0}, c.span);
+  } else {
+    Attrs at;
+    at.fullMatrices = false;
+    std::vector<AVal> usv = apply(ev, Op::Svd, {m}, at, c.span);
+    s = usv[1];
+    AVal eps = strongScalar(real, epsilonOf(real));
+    AVal rcond = strongScalar(real, epsilonOf(real) * static_cast<double>(std::max(rows, cols)));
+    if (given(a, 2)) {  // a negative rcond means eps, as in JAX
+      AVal asked = ops.convert(a.array(2), real, a.span(2));
+      rcond = ops.select(ops.binary(Op::Lt, asked, strongScalar(real, 0), c.span, "<"), eps, asked, c.span);
+    }
+    AVal zero = strongScalar(real, 0);
+    AVal mask = ops.binary(Op::And, ops.binary(Op::Gt, s, zero, c.span, ">"),
+                           ops.binary(Op::Ge, s, ops.binary(Op::Mul, rcond, largest(ev, s, c.span), c.span, "*"), c.span, ">="),
+                           c.span, "&");
+    rank = ops.reduce(Op::ReduceSum, ops.convert(mask, DType::I32, c.span), std::nullopt, c.span);
+    AVal inverse = ops.select(mask, ops.binary(Op::Div, strongScalar(real, 1), ops.select(mask, s, strongScalar(real, 1), c.span), c.span, "/"),
+                              zero, c.span);
+    AVal uTb = ops.matmul(adjoint(ev, usv[0], c.span), b, c.span);
+    AVal scaled = ops.binary(Op::Mul, ops.convert(ops.expandDims(inverse, -1, c.span), t, c.span), uTb, c.span, "*");
+    x = ops.matmul(adjoint(ev, usv[2], c.span), scaled, c.span);
+  }
+  AVal r = ops.unary(Op::Abs, ops.binary(Op::Sub, b, ops.matmul(m, x, c.span), c.span, "-"), c.span);
+  AVal resid = ops.reduce(Op::ReduceSum, ops.binary(Op::Mul, r, r, c.span, "*"), std::vector<int64_t>{0}, c.span);
+  if (vector) x = ops.reshape(x, {cols}, c.span);
+  return tuple({x, resid, rank, s});
+}
+
 }  // namespace
 
 AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
@@ -327,6 +392,7 @@ BuiltinDefs linalgBuiltins() {
               {"slogdet(a)", "(sign, log of the absolute value) of the determinant of each square matrix of a", slogdet},
               {"qr(a, mode=\"reduced\")", "(q, r) with q orthonormal and r upper triangular, mode \"complete\" or \"r\" (only r)", qr},
               {"eigh(a)", "(w, v): the eigenvalues ascending and the eigenvectors (columns) of each symmetric matrix of a", eigh},
+              {"lstsq(a, b, rcond=None, numpy_resid=false)", "(x, resid, rank, s): the least-squares solution of a @ x == b from the SVD, |b - a x|^2 per column, the numerical rank and the singular values, as jnp.linalg.lstsq", lstsq},
               {"eigvalsh(a)", "the eigenvalues of each symmetric (Hermitian) matrix of a, ascending: eigh(a)[0]", eigvalsh},
               {"pinv(a, rtol=None)", "the Moore-Penrose pseudo-inverse of each matrix of a, from its SVD (singular values at or below rtol times the largest taken as zero)", pinv},
               {"matrix_rank(M, rtol=None)", "the number of singular values of each matrix of M above max(s) * max(m, n) * eps (or above rtol when given)", matrixRank},

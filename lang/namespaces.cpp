@@ -55,7 +55,7 @@ const std::vector<ModuleMember> kTable = {
     {"linalg", "eigvals", nullptr, "scn has only the symmetric eigensolver: `linalg.eigh(a).0` for a symmetric `a`"},
     {"linalg", "eigvalsh", "eigvalsh", nullptr},
     {"linalg", "pinv", "pinv", nullptr},
-    {"linalg", "lstsq", nullptr, "`linalg.pinv(a) @ b` is the minimum-norm least-squares solution (lstsq's first result)"},
+    {"linalg", "lstsq", "lstsq", nullptr},
     {"linalg", "matrix_power", nullptr, "multiply in a loop: `fori_loop(0, n, |i, p| p @ a, identity(a.shape[0]))`"},
     {"linalg", "matrix_rank", "matrix_rank", nullptr},
     {"linalg", "cond", nullptr, "divide the largest singular value from `linalg.svd(a)` by the smallest (`cond(p, f_true, f_false, operands...)` is the conditional)"},

@@ -161,5 +161,12 @@ CASES = [
                     np.zeros(3, np.float32)]),
     Case("eigvalsh_cases", "fn eigvalsh_cases(a, h) = (linalg.eigvalsh(a), eigvalsh(h))", lambda a, h: (jnp.linalg.eigvalsh(a), jnp.linalg.eigvalsh(h)),
          lambda r: [spd(r, (2,), 4), hpd(r, (), 3)], rtol=1e-4, atol=1e-4),
+    Case("lstsq_cases", "fn lstsq_cases(a, b, d, w) = (lstsq(a, b), linalg.lstsq(d, b[:, 0]), lstsq(w, b[:2]), lstsq(a, b, rcond=0.5))",
+         lambda a, b, d, w: (*jnp.linalg.lstsq(a, b), *jnp.linalg.lstsq(d, b[:, 0]), *jnp.linalg.lstsq(w, b[:2]), *jnp.linalg.lstsq(a, b, rcond=0.5)),
+         lambda r: [general(r, (5, 3)), r.standard_normal((5, 2)).astype(np.float32),
+                    np.outer(r.standard_normal(5), r.standard_normal(3)).astype(np.float32), general(r, (2, 4))],
+         rtol=1e-4, atol=1e-4),
+    Case("lstsq_complex", "fn lstsq_complex(a, b) = lstsq(a, b)", lambda a, b: tuple(jnp.linalg.lstsq(a, b)),
+         lambda r: [cgeneral(r, (4, 3)), cvec(r, (4,))], rtol=1e-4, atol=1e-4),
     Case("c_vmap_det", "fn c_vmap_det(a) = vmap(det)(a)", jax.vmap(jnp.linalg.det), lambda r: [cgeneral(r, (3, 3, 3))], rtol=1e-4, atol=1e-5),
 ]
