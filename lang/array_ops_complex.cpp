@@ -37,7 +37,13 @@ AVal ArrayOps::complexUnary(Op op, AVal x, Span span) {
     AVal isZero = binary(Op::Eq, x, zero, span, "sign");
     AVal q = makeComplex(binary(Op::Div, complexPart(Op::Real, x, span), m, span, "sign"),
                          binary(Op::Div, complexPart(Op::Imag, x, span), m, span, "sign"), span, "sign");
-    return select(isZero, zero, q, span, "sign");
+    AVal s = select(isZero, zero, q, span, "sign");
+    if (s.isStatic()) return s;
+    Attrs same;  // a convert to its own dtype is stop_gradient: sign's derivative is zero, as JAX's
+    same.dtype = s.type.dtype;
+    AVal r = t_.apply1(Op::Convert, {s}, same, span);
+    r.weak = s.weak;
+    return r;
   }
   // isnan / isinf: either part; isfinite: both parts.
   AVal re = unary(op, complexPart(Op::Real, x, span), span);

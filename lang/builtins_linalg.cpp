@@ -278,6 +278,7 @@ Value pinv(Evaluator& ev, CallArgs& c) {
   DType real = usv[1].type.dtype;
   AVal rtol = given(a, 1) ? ops.convert(a.array(1), real, a.span(1))
                           : strongScalar(real, 10.0 * static_cast<double>(std::max(rows, cols)) * epsilonOf(real));
+  if (!rtol.type.shape.empty()) rtol = ops.expandDims(rtol, -1, c.span);  // one per matrix
   AVal cutoff = ops.binary(Op::Mul, rtol, largest(ev, usv[1], c.span), c.span, "*");
   AVal s = ops.select(ops.binary(Op::Gt, usv[1], cutoff, c.span, ">"), usv[1], strongScalar(real, INFINITY), c.span);
   s = ops.convert(s, usv[0].type.dtype, c.span);

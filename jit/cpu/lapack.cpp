@@ -136,7 +136,10 @@ template <typename T> T conjugate(T x) {
 /// The real type of T's parts (float for std::complex<float>), and a workspace size LAPACK
 /// returned in a T.
 template <typename T> using Part = decltype(std::abs(T()));
-template <typename T> int workSize(T w) { return std::max(1, static_cast<int>(std::real(w))); }
+/// LAPACK returns it as a float, which may round a large size down: rounded up a little.
+template <typename T> int workSize(T w) {
+  return std::max(1, static_cast<int>(std::ceil(static_cast<double>(std::real(w)) * (1 + 1e-6))));
+}
 
 /// A [rows, cols] row-major matrix as column-major (its transpose, row-major), and back.
 template <typename T>
@@ -276,9 +279,9 @@ void svd(const LinalgCall& c, const T* a, T* u, Part<T>* sv, T* vt) {
   const char* job = c.fullMatrices ? "A" : "S";
   T wq;
   int query = -1;
-  if constexpr (kIsComplex<T>) {  // the real workspace ?gesdd needs for jobz "A" / "S"
-    int mx = std::max(m, n);
-    std::vector<Part<T>> rwork(std::max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k));
+  if constexpr (kIsComplex<T>) {  // ?gesdd's real workspace for jobz "A" / "S": LAPACK <= 3.6's
+    int64_t mx = std::max(m, n), mn = k;  // bound, which covers the later, smaller one
+    std::vector<Part<T>> rwork(static_cast<size_t>(mn * std::max(5 * mn + 7, 2 * mx + 2 * mn + 1)));
     Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, &wq, &query, rwork.data(),
                      iwork.data(), &info);
     int lwork = workSize(wq);

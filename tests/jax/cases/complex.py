@@ -181,6 +181,8 @@ CASES = [
     Case("c_jac_holomorphic", "fn c_jac_holomorphic(z) = (jacfwd(|a| a * a + exp(a), holomorphic=true)(z), jacrev(|a| cumsum(a) * a, holomorphic=true)(z))",
          lambda z: (jax.jacfwd(lambda a: a * a + jnp.exp(a), holomorphic=True)(z), jax.jacrev(lambda a: jnp.cumsum(a) * a, holomorphic=True)(z)),
          lambda r: [cplx(r, (3,), scale=1.0)], rtol=1e-5, atol=1e-5),
+    Case("c_grad_sign", "fn c_grad_sign(z) = grad(|a| sum(real(sign(a) * a)))(z)",
+         lambda z: jax.grad(lambda a: jnp.sum(jnp.real(jnp.sign(a) * a)))(z), c1, rtol=1e-5, atol=1e-6),
     Case("c_jacrev_real_output", "fn c_jacrev_real_output(z) = jacrev(|a| abs(a) ** 2 + real(a * a))(z)",
          lambda z: jax.jacrev(lambda a: jnp.abs(a) ** 2 + jnp.real(a * a))(z), lambda r: [cplx(r, (3,), scale=1.0)],
          rtol=1e-5, atol=1e-5),
