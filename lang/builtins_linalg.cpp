@@ -236,6 +236,13 @@ Value svd(Evaluator& ev, CallArgs& c) {
   return tuple(usv);
 }
 
+/// (u, s, vh) of the SVD with full_matrices=false: u [.., m, k], s [.., k], vh [.., k, n].
+std::vector<AVal> reducedSvd(Evaluator& ev, const AVal& m, Span span) {
+  Attrs at;
+  at.fullMatrices = false;
+  return apply(ev, Op::Svd, {m}, at, span);
+}
+
 // The machine epsilon of the real dtype t (f32's for bf16 and f16, which linalg widens).
 double epsilonOf(DType t) { return t == DType::F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07; }
 
@@ -272,9 +279,7 @@ Value pinv(Evaluator& ev, CallArgs& c) {
   std::swap(outShape[shape.size() - 1], outShape[shape.size() - 2]);
   if (rows == 0 || cols == 0) return arr(ops.broadcastTo(strongScalar(m.type.dtype, 0), outShape, c.span));
   if (isComplex(m.type.dtype)) m = ops.complexPart(Op::Conj, m, c.span);
-  Attrs at;
-  at.fullMatrices = false;
-  std::vector<AVal> usv = apply(ev, Op::Svd, {m}, at, c.span);
+  std::vector<AVal> usv = reducedSvd(ev, m, c.span);
   DType real = usv[1].type.dtype;
   AVal rtol = given(a, 1) ? ops.convert(a.array(1), real, a.span(1))
                           : strongScalar(real, 10.0 * static_cast<double>(std::max(rows, cols)) * epsilonOf(real));
@@ -346,9 +351,7 @@ Value lstsq(Evaluator& ev, CallArgs& c) {
     rank = strongScalar(DType::I32, 0);
     s = ops.broadcastTo(strongScalar(real, 0), {0}, c.span);
   } else {
-    Attrs at;
-    at.fullMatrices = false;
-    std::vector<AVal> usv = apply(ev, Op::Svd, {m}, at, c.span);
+    std::vector<AVal> usv = reducedSvd(ev, m, c.span);
     s = usv[1];
     AVal eps = strongScalar(real, epsilonOf(real));
     AVal rcond = strongScalar(real, epsilonOf(real) * static_cast<double>(std::max(rows, cols)));
@@ -376,9 +379,7 @@ Value lstsq(Evaluator& ev, CallArgs& c) {
 }  // namespace
 
 AVal singularValues(Evaluator& ev, const AVal& x, Span span) {
-  Attrs at;
-  at.fullMatrices = false;
-  return apply(ev, Op::Svd, {matrixOperand(ev, x, span, "norm", false)}, at, span).at(1);
+  return reducedSvd(ev, matrixOperand(ev, x, span, "norm", false), span).at(1);
 }
 
 BuiltinDefs linalgBuiltins() {
