@@ -231,9 +231,10 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
              treeTypes(out, tc.t.outLeaves),
          "return a tuple `(loss, aux)`, or drop has_aux=true");
   const TreeDef& valueTree = d.hasAux ? out.children[0] : out;
-  const AVal& value = tc.t.outLeaves.at(0);
-  DType vt = value.type.dtype;
-  bool scalar = valueTree.kind == TreeDef::Leaf && value.type.shape.empty();
+  // The value is the first leaf when it is a leaf at all (a function may return no leaves: `()`).
+  bool leaf = valueTree.kind == TreeDef::Leaf && !tc.t.outLeaves.empty();
+  DType vt = leaf ? tc.t.outLeaves[0].type.dtype : DType::F32;
+  bool scalar = leaf && tc.t.outLeaves[0].type.shape.empty();
   if (d.holomorphic && (!scalar || !isComplex(vt)))
     fail("E0278", v.span,
          std::string(d.name()) + "(holomorphic=true) requires a complex scalar output but the function returned " +
@@ -243,13 +244,15 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
     fail("E0278", v.span,
          std::string(d.name()) + " requires a real scalar output but the function returned " +
              treeTypes(out, tc.t.outLeaves),
-         !scalar || isFloat(vt) ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
+         valueTree.kind == TreeDef::None ? "the function returns nothing (its body ends with a `let`); end it with the "
+                                           "value to differentiate"
+         : !scalar || isFloat(vt)        ? "reduce the output to one float (sum, mean), or use jacrev or vjp for other outputs"
          : isComplex(vt)        ? "pass holomorphic=true for the complex derivative f'(z), or take real(y) or abs(y) "
                                   "for a real loss, or use vjp"
                                 : "compute the output in floats (astype(y, f32)); an integer output has no gradient");
   FuncPtr vjp = transforming(d.name(), c.span, [&] { return vjpFunc(*tc.t.func, wrt, ev.host().vjp); }, v.fn);
   std::vector<AVal> args = tc.leaves;
-  args.push_back(AVal::of(Array::scalar(value.type.dtype, 1)));
+  args.push_back(AVal::of(Array::scalar(vt, 1)));
   for (size_t j = 1; j < tc.t.outLeaves.size(); ++j) args.push_back(*zerosLike(tc.t.outLeaves[j].type).array);
   std::vector<AVal> res = ev.tracer().call(vjp, args, c.span);
   size_t nOut = tc.t.outLeaves.size();
