@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Makes a Python with what the scn package needs to build and test (numpy, nanobind, pytest,
-# scikit-build-core, and ml_dtypes for bfloat16 arrays) and prints its path: python3 itself when it has them or pip may install
+# scikit-build-core, ml_dtypes for bfloat16 arrays, and mpi4py for the distributed suite's Python host) and prints its path: python3 itself when it has them or pip may install
 # them, else a virtual environment in .venv (Debian's python3 refuses system-wide pip). Prints
 # nothing and fails when there is no python3: the build then leaves the package out.
 #   scripts/ensure-python.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need=(numpy nanobind pytest scikit_build_core ml_dtypes)
-pips=(numpy nanobind pytest scikit-build-core ml_dtypes)
+need=(numpy nanobind pytest scikit_build_core ml_dtypes mpi4py)
+pips=(numpy nanobind pytest scikit-build-core ml_dtypes mpi4py)
 has_all() { "$1" -c "import $(IFS=,; echo "${need[*]}")" 2>/dev/null; }
 py="${SCN_PYTHON_EXE:-python3}"
 command -v "$py" >/dev/null || { echo "scn setup: no $py: the Python package is not built" >&2; exit 1; }

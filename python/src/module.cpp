@@ -194,8 +194,25 @@ auto unlocked(ContextObject& c, std::vector<DiagnosticRecord>& records, F&& body
 
 // ---------------------------------------------------------------- Context
 
+// The address of the MPI_Comm handle inside an mpi4py communicator (ContextOptions::mpiCommunicator
+// wants `&comm`; scn duplicates it at create, so the address need only live through the call).
+// A communicator's mpi4py.MPI is already imported, so scn never imports it (importing initialises
+// MPI). A communicator of an MPI other than the one libscn links leaves scn's MPI uninitialised:
+// E0444, not a bad handle dereferenced.
+const void* mpiCommunicatorAddress(nb::handle comm) {
+  if (comm.is_none()) return nullptr;
+  nb::dict modules = nb::borrow<nb::dict>(nb::module_::import_("sys").attr("modules"));
+  nb::object mpi = modules.contains("mpi4py.MPI") ? nb::object(modules["mpi4py.MPI"]) : nb::none();
+  if (mpi.is_none() || PyObject_IsInstance(comm.ptr(), mpi.attr("Comm").ptr()) != 1)
+    throw nb::type_error(("mpi_communicator must be an mpi4py communicator (mpi4py.MPI.Comm), not " +
+                          nb::cast<std::string>(nb::str(nb::type_name(comm.type()))))
+                             .c_str());
+  return reinterpret_cast<const void*>(nb::cast<uintptr_t>(mpi.attr("_addressof")(comm)));
+}
+
 void initContext(ContextObject* self, const std::string& backend, int optLevel, std::optional<std::string> cacheDir,
-                 nb::object onPrint, std::optional<uint64_t> gradMemoryBudget) {
+                 nb::object onPrint, std::optional<uint64_t> gradMemoryBudget, nb::object mpiCommunicator) {
+  const void* communicator = mpiCommunicatorAddress(mpiCommunicator);  // raises before anything is built
   new (self) ContextObject();
   self->onPrint = std::move(onPrint);
   ContextOptions o;
@@ -203,6 +220,7 @@ void initContext(ContextObject* self, const std::string& backend, int optLevel, 
   o.optLevel = optLevel;
   if (cacheDir) o.cacheDir = *cacheDir;
   if (gradMemoryBudget) o.gradMemoryBudget = *gradMemoryBudget;
+  o.mpiCommunicator = communicator;
   o.onDiagnostic = [self](const DiagnosticRecord& r) { self->records.push_back(r); };
   o.onPrint = [self](std::string_view text) {
     nb::gil_scoped_acquire gil;
@@ -361,7 +379,7 @@ NB_MODULE(_scn, m) {
   nb::class_<ContextObject>(m, "Context", "an scn engine: loaded programs, compiled code, backend",
                             nb::is_weak_referenceable())
       .def("__init__", &initContext, "backend"_a = "auto", "opt_level"_a = 2, "cache_dir"_a = nb::none(),
-           "on_print"_a = nb::none(), "grad_memory_budget"_a = nb::none())
+           "on_print"_a = nb::none(), "grad_memory_budget"_a = nb::none(), "mpi_communicator"_a = nb::none())
       .def("load", &load, "path"_a, "loads and runs a .scn file (its `fn`s stay defined)")
       .def("run", &run, "source"_a, "name"_a = "<source>", "parses and runs program text")
       .def("__getitem__", [](nb::handle self, const std::string& n) { return lookup(self, n, PyExc_KeyError); })

@@ -5,7 +5,7 @@
 # uneven split is E0309 on every process, and a dead process or a mismatched collective ends the
 # run with E0440 in bounded time. Each HOST (tests/distributed/embed_host.c and .cpp, built as
 # embed_mpi_host and embed_mpi_host_cpp) is an MPI host that hands its communicators to
-# embedded contexts.
+# embedded contexts; embed_host.py is the same in Python over mpi4py (when SCN_DIST_PYTHON is set).
 #   tests/distributed/run.sh SCN NP [HOST...]
 set -u
 scn=$1
@@ -95,6 +95,19 @@ for host in "${hosts[@]}"; do
     fail "$(basename "$host"): $(cat "$tmp/out" "$tmp/err")"
   fi
 done
+
+# The Python host (embed_host.py, mpi4py's communicators) where the build has the package:
+# SCN_DIST_PYTHON is its Python (CMake sets it, with PYTHONPATH, when SCN_PYTHON is on).
+if [ -n "${SCN_DIST_PYTHON:-}" ]; then
+  if ! "$SCN_DIST_PYTHON" -c "import mpi4py, scn" 2> "$tmp/err"; then
+    fail "embed_host.py: $SCN_DIST_PYTHON lacks mpi4py or scn (scripts/ensure-python.sh installs mpi4py): $(cat "$tmp/err")"
+  elif timeout 60 mpirun --oversubscribe -np "$np" "$SCN_DIST_PYTHON" "$dir/embed_host.py" > "$tmp/out" 2> "$tmp/err"; then
+    n=$(grep -c "^embed host: ok on process" "$tmp/out")
+    [ "$n" = "$np" ] || fail "embed_host.py: $n of $np processes ok: $(cat "$tmp/out" "$tmp/err")"
+  else
+    fail "embed_host.py: $(cat "$tmp/out" "$tmp/err")"
+  fi
+fi
 
 [ "$failures" = 0 ] && echo "distributed suite passed on $np processes"
 exit $((failures > 0))

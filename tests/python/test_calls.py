@@ -113,3 +113,12 @@ def test_grad_memory_budget_keeps_the_gradient(backend):
         ctx.run(program)
         results.append(ctx.g(np.float32(0.9)))
     assert results[0] == results[1]
+
+
+def test_mpi_communicator_must_be_mpi4py():
+    # Only an mpi4py.MPI.Comm is a communicator (docs/distributed.md); the MPI runs themselves are
+    # tests/distributed/embed_host.py under mpirun.
+    for not_a_communicator in (3, "world", object()):
+        with pytest.raises(TypeError, match="mpi_communicator must be an mpi4py communicator"):
+            scn.Context(backend="cpu", mpi_communicator=not_a_communicator)
+    assert scn.Context(backend="cpu", mpi_communicator=None).backend == "cpu"
