@@ -125,6 +125,9 @@ struct Attrs {
   //       subs[0] = cond(condConsts..., carry...) -> bool[]; subs[1] = body(bodyConsts..., carry...) -> carry
   // Cond: inputs = index (i32[]; bool[] for two branches), operands...; subs = branches, each
   //       branch(operands...) -> outputs; index is clamped into range
+  // Scan: its steps. While: a static bound on its steps when > 0 (the loops of a binomial
+  // checkpointing schedule, Note [Binomial checkpointing]), which lets reverse mode run it as a
+  // scan of that many guarded steps.
   int64_t length = 0;
   bool reverse = false;
   int64_t unroll = 1;
@@ -132,12 +135,18 @@ struct Attrs {
   // recompute the steps between (Note [Scan checkpoints] in vjp_control.cpp); kStoreEveryCarry
   // stores every step; 0 lets the memory budget decide (Note [Grad memory budget]).
   int64_t checkpoints = 0;
+  // Scan with checkpoints > 0: keep at most `checkpoints` carries with the binomial schedule
+  // (Note [Binomial checkpointing] in binomial_schedule.cpp) rather than evenly spaced segments.
+  bool binomial = false;
   // Scan: set by reverse mode on the outer backward scan of a checkpointed scan, which --stats
   // counts (checkpointCounts): the bytes storing every carry would have taken, and the memory
   // budget they exceeded when the budget rather than `checkpoints=` chose to checkpoint (else 0).
+  // On the backward scan of a binomial schedule: the carries it keeps and the steps it
+  // recomputes per run.
   struct CheckpointMark {
     bool segments = false;
     uint64_t residualBytes = 0, budgetBytes = 0;
+    int64_t binomialCarries = 0, binomialRecomputedSteps = 0;
   } checkpointMark;
   // Scan of checkpoint(f, policy=...) (one step with f's inputs as consts), by what reverse mode
   // stores of the body besides its inputs: Nothing, the outputs of its dot_generals (Dots), or

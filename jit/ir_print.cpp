@@ -70,6 +70,7 @@ std::vector<std::string> attrItems(const Eqn& e) {
                                  "unroll=" + std::to_string(a.unroll), "num_consts=" + std::to_string(a.numConsts),
                                  "num_carry=" + std::to_string(a.numCarry)};
       if (a.checkpoints != 0) r.push_back("checkpoints=" + std::to_string(std::max<int64_t>(a.checkpoints, 0)));
+      if (a.binomial) r.push_back("binomial=true");
       if (a.remat != Attrs::Remat::None)
         r.push_back(a.remat == Attrs::Remat::Nothing     ? "remat=nothing"
                     : a.remat == Attrs::Remat::Dots      ? "remat=dots"
@@ -83,9 +84,12 @@ std::vector<std::string> attrItems(const Eqn& e) {
       }
       return r;
     }
-    case OpCategory::While:
-      return {"num_cond_consts=" + std::to_string(a.numConsts),
-              "num_body_consts=" + std::to_string(a.numBodyConsts)};
+    case OpCategory::While: {
+      std::vector<std::string> r{"num_cond_consts=" + std::to_string(a.numConsts),
+                                 "num_body_consts=" + std::to_string(a.numBodyConsts)};
+      if (a.length > 0) r.push_back("max_steps=" + std::to_string(a.length));
+      return r;
+    }
     case OpCategory::Linalg:
       if (e.op == Op::TriangularSolve)
         return {std::string("lower=") + boolText(a.lower), std::string("transpose=") + boolText(a.transpose),

@@ -101,13 +101,19 @@ AVal sliceType(const AVal& x) {  // the per-iteration slice of a scanned array
   return s;
 }
 
-/// The number of carries a scan of `length` steps stores in reverse mode from its
-/// `checkpoints=` argument at `i` (Note [Scan checkpoints] in jit/transform/vjp_control.cpp): an
-/// integer k >= 1 (E0360), at most `length`, or "sqrt" for ceil(sqrt(length)) (E0361);
+/// What a scan of `length` steps stores in reverse mode, from its `checkpoints=` argument at `i`.
+struct Checkpoints {
+  int64_t carries = 0;    // Attrs::checkpoints
+  bool binomial = false;  // Attrs::binomial
+};
+
+/// An integer k >= 1 (E0360), at most `length`: k carries with the binomial schedule (Note
+/// [Binomial checkpointing] in jit/transform/binomial_schedule.cpp); "sqrt" (E0361): the
+/// segments of ceil(sqrt(length)) steps (Note [Scan checkpoints] in vjp_control.cpp);
 /// kStoreEveryCarry for 0 (every carry is stored); 0 when absent or None (the grad memory budget
 /// decides, Note [Grad memory budget]).
-int64_t scanCheckpoints(const Args& a, size_t i, int64_t length, const char* fn) {
-  if (!a.has(i) || a.get(i).isNone()) return 0;
+Checkpoints scanCheckpoints(const Args& a, size_t i, int64_t length, const char* fn) {
+  if (!a.has(i) || a.get(i).isNone()) return {};
   const Value& v = a.get(i);
   std::string what = std::string(fn) + " checkpoints";
   const char* help = "pass a positive integer number of stored carries, \"sqrt\" for ceil(sqrt(n)) of n steps, "
@@ -116,13 +122,13 @@ int64_t scanCheckpoints(const Args& a, size_t i, int64_t length, const char* fn)
   if (v.kind == ValueKind::String) {
     if (v.str != "sqrt") fail("E0361", a.span(i), what + " must be an integer >= 0 or \"sqrt\", got \"" + v.str + "\"", help);
     while (k * k < length) ++k;  // ceil(sqrt(length)), exact in integers
-    return k;
+    return {k, false};
   }
   if (!v.isArray() || isFloat(v.array->type.dtype) || v.array->type.dtype == DType::Bool || !v.array->type.shape.empty())
     fail("E0361", a.span(i), what + " must be an integer >= 0 or \"sqrt\", got " + describe(v), help);
   k = a.integer(i, std::nullopt);
   if (k < 0) fail("E0360", a.span(i), what + " must be >= 0, got " + std::to_string(k), help);
-  return k == 0 ? kStoreEveryCarry : std::min(k, length);
+  return {k == 0 ? kStoreEveryCarry : std::min(k, length), k != 0};
 }
 
 // scan(f, init, xs=None, length=None, reverse=false, unroll=1, checkpoints=None)
@@ -154,7 +160,7 @@ Value scan(Evaluator& ev, CallArgs& c) {
   bool reverse = a.boolean(4, false);
   int64_t unroll = a.integer(5, 1);
   if (unroll < 1) fail("E0231", a.span(5), "scan unroll must be >= 1, got " + std::to_string(unroll));
-  int64_t checkpoints = scanCheckpoints(a, 6, *length, "scan");
+  Checkpoints checkpoints = scanCheckpoints(a, 6, *length, "scan");
 
   size_t pos = 0;
   std::vector<AVal> xSlices;
@@ -186,7 +192,8 @@ Value scan(Evaluator& ev, CallArgs& c) {
   at.length = *length;
   at.reverse = reverse;
   at.unroll = unroll;
-  at.checkpoints = checkpoints;
+  at.checkpoints = checkpoints.carries;
+  at.binomial = checkpoints.binomial;
   std::vector<AVal> in = concatLeaves(concatLeaves(t.trace->captured(), init.leaves), xs.leaves);
   std::vector<AVal> outs = ev.tracer().apply(Op::Scan, in, at, c.span, {t.func});
   std::vector<AVal> carryOut(outs.begin(), outs.begin() + at.numCarry);
@@ -265,7 +272,7 @@ CarryStep whileBodyStep(Evaluator& ev, const Args& a, const TreeDef& def) {
 }
 
 /// The scan of a bounded while loop (Note [Bounded while loops]).
-Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int64_t checkpoints, Span span) {
+Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, Checkpoints checkpoints, Span span) {
   const Value cond = a.callable(0), body = a.callable(1);
   Span condSpan = a.span(0), bodySpan = a.span(1);
   auto step = [&](const Value& carry) {
@@ -291,7 +298,8 @@ Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, int
   at.numConsts = static_cast<int>(t.trace->captured().size());
   at.numCarry = static_cast<int>(init.leaves.size());
   at.length = maxSteps;
-  at.checkpoints = checkpoints;
+  at.checkpoints = checkpoints.carries;
+  at.binomial = checkpoints.binomial;
   std::vector<AVal> outs = ev.tracer().apply(Op::Scan, concatLeaves(t.trace->captured(), init.leaves), at, span, {t.func});
   size_t pos = 0;
   return rebuild(init.def, outs, pos);

@@ -18,11 +18,21 @@ namespace scn::kir {
 // never writes A in place (nothing stole A while it was lowered), its new value is not left in A,
 // and the init's slot is read by no other input of the scan (the body reads it only through A).
 
-int FuncLowering::carrySlot(size_t ei, const Eqn& e, int init, bool* copy) {
+// Note [Loops on an enclosing carry]
+// A loop's init that is dead after the loop becomes the loop's carry slot A, also when it is a
+// carry of an enclosing loop's body (a stealable parameter, not a temporary this function may
+// free): a while_loop that updates a table inside a scan body then works on the scan's own
+// slot, with no copy in and none out (its result is left in that slot). The stolen slot is
+// recorded (ProgramBuilder::stolen) so that the enclosing scan does not peel its first
+// iteration onto the init, and the loop's output may be freed only if the init could be
+// (`owned`): an enclosing carry slot is never returned to the pool of temporaries.
+int FuncLowering::carrySlot(size_t ei, const Eqn& e, int init, bool* copy, bool* owned) {
   int uses = static_cast<int>(std::count(e.inputs.begin(), e.inputs.end(), init));
   *copy = false;
-  if (uses == 1 && canSteal_[init] && canFree_[init] && lastUse_[init] == static_cast<int>(ei) &&
+  *owned = true;
+  if (uses == 1 && canSteal_[init] && lastUse_[init] == static_cast<int>(ei) &&
       isConstIdx(loc_[init].offset ? loc_[init].offset : idx(0), 0)) {
+    *owned = canFree_[init];
     canFree_[init] = canSteal_[init] = false;  // the slot now belongs to the loop's carry
     pb_.stolen.push_back(loc_[init].buffer);
     return loc_[init].buffer;
@@ -75,14 +85,15 @@ void FuncLowering::lowerScan(size_t ei, const Eqn& e) {
   int nxs = static_cast<int>(e.inputs.size()) - nc - ncar;
   int nys = static_cast<int>(e.outputs.size()) - ncar;
   std::vector<int> A, B;
-  std::vector<bool> needCopy;
+  std::vector<bool> needCopy, owned;
   std::vector<Type> carryTypes;
   for (int j = 0; j < ncar; ++j) {
     int init = e.inputs[nc + j];
     carryTypes.push_back(f_.type(init));
-    bool copy = false;
-    A.push_back(carrySlot(ei, e, init, &copy));
+    bool copy = false, own = true;
+    A.push_back(carrySlot(ei, e, init, &copy, &own));
     needCopy.push_back(copy);
+    owned.push_back(own);
   }
   for (int j = 0; j < ncar; ++j)
     B.push_back(pb_.newTemp(carryTypes[j].dtype, numElements(carryTypes[j].shape)));
@@ -176,7 +187,8 @@ void FuncLowering::lowerScan(size_t ei, const Eqn& e) {
   for (int j = 0; j < ncar; ++j) {
     int o = e.outputs[j];
     loc_[o] = Loc{A[j], idx(0)};
-    canFree_[o] = canSteal_[o] = true;
+    canFree_[o] = owned[j];
+    canSteal_[o] = true;
     pb_.freeTemp(B[j]);
   }
 }
@@ -188,12 +200,14 @@ void FuncLowering::lowerWhile(size_t ei, const Eqn& e) {
   int nc = a.numConsts, nbc = a.numBodyConsts;
   int ncar = static_cast<int>(e.inputs.size()) - nc - nbc;
   std::vector<int> A, B;
+  std::vector<bool> owned;
   std::vector<Type> carryTypes;
   for (int j = 0; j < ncar; ++j) {
     int init = e.inputs[nc + nbc + j];
     carryTypes.push_back(f_.type(init));
-    bool copy = false;
-    A.push_back(carrySlot(ei, e, init, &copy));
+    bool copy = false, own = true;
+    A.push_back(carrySlot(ei, e, init, &copy, &own));
+    owned.push_back(own);
     if (copy) pb_.emit(copyStep(Loc{A.back(), idx(0)}, loc_[init], f_.type(init), true));
   }
   for (int j = 0; j < ncar; ++j)
@@ -232,7 +246,8 @@ void FuncLowering::lowerWhile(size_t ei, const Eqn& e) {
   for (int j = 0; j < ncar; ++j) {
     int o = e.outputs[j];
     loc_[o] = Loc{A[j], idx(0)};
-    canFree_[o] = canSteal_[o] = true;
+    canFree_[o] = owned[j];
+    canSteal_[o] = true;
     pb_.freeTemp(B[j]);
   }
 }

@@ -101,9 +101,10 @@ class FuncLowering {
   bool readsVar(int v, int target) const;
   const std::vector<int>& leaves(int v);
   Loc outputLoc(int v);
-  /// A carry slot for var `init`: its own slot when it is dead (stolen), else a fresh slot
-  /// that the caller must fill (*copy set to true).
-  int carrySlot(size_t ei, const Eqn& e, int init, bool* copy);
+  /// A carry slot for var `init`: its own slot when it is dead (stolen; *owned says whether the
+  /// loop output may be freed, Note [Loops on an enclosing carry]), else a fresh slot that the
+  /// caller must fill (*copy set to true).
+  int carrySlot(size_t ei, const Eqn& e, int init, bool* copy, bool* owned);
   /// Where a result should go when its producer is lowered (target, placement in a concat).
   std::optional<Loc> destOf(int v);
   /// A dead temporary that elementwise var v may overwrite in place, or -1.

@@ -4,6 +4,8 @@
 // an error.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <string_view>
 
 #include "base/diagnostics.hpp"
@@ -11,10 +13,12 @@
 #include "jit/disk_cache.hpp"
 #include "jit/transform/ad.hpp"
 #include "jit/transform/batch_rules.hpp"
+#include "jit/transform/vjp_scan.hpp"
 
 namespace scn::ad {
 
-namespace {
+// The helpers of scan's reverse mode, shared with vjp_binomial.cpp (vjp_scan.hpp).
+namespace scan_vjp {
 
 std::vector<bool> all(size_t n) { return std::vector<bool>(n, true); }
 
@@ -94,6 +98,7 @@ std::vector<int> storingScan(Builder& b, const Func& body, const Attrs& attrs, c
   for (int v : savedOutputs(body, saved)) fwd->results.push_back(v);
   Attrs a = attrs;
   a.checkpoints = 0;
+  a.binomial = false;
   return b.emit(Op::Scan, in, std::move(a), {fwd});
 }
 
@@ -111,6 +116,7 @@ std::vector<int> backwardScan(Builder& b, const Func& body, const Attrs& attrs, 
   a.numCarry = static_cast<int>(ctCarry.size() + consts.size());
   a.reverse = !a.reverse;
   a.checkpoints = 0;
+  a.binomial = false;
   std::vector<int> r = b.emit(Op::Scan, std::move(args), std::move(a),
                               {backwardBody(body, consts.size(), ctCarry.size(), xs.size(), saved, o)});
   size_t nk = ctCarry.size(), nc = consts.size();
@@ -184,7 +190,11 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
                in.size() == static_cast<size_t>(e.attrs.numConsts);
   if (remat) return rematScan(b, e, in, need, o);
   int64_t n = e.attrs.length;
-  if (e.attrs.checkpoints > 0 && n > 0) return checkpointedScan(b, e, in, need, {true, 0, 0}, o);
+  if (e.attrs.checkpoints > 0 && n > 0 && e.attrs.binomial) {
+    if (e.attrs.checkpoints < n) return binomialScan(b, e, in, need, o);
+  } else if (e.attrs.checkpoints > 0 && n > 0) {
+    return checkpointedScan(b, e, in, need, {true, 0, 0}, o);
+  }
   const Func& body = *e.subs[0];
   ScanResiduals residuals = scanResiduals(body, e.attrs, o);
   if (e.attrs.checkpoints == 0) {
@@ -227,21 +237,17 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
 // each segment from zero), so the gradient is the stored-residual gradient bit for bit; the
 // forward results are the plain scan's. Peak memory: k boundary carries plus one segment's L
 // carries (2 sqrt(n) for checkpoints="sqrt"); cost: one more forward evaluation of each step.
-// This is the simplest schedule, evenly spaced snapshots and one recomputation level; the
-// binomial (revolve) schedule with several levels is not implemented. The shorter last segment
+// This is checkpoints="sqrt" (and the grad memory budget's choice): evenly spaced snapshots and
+// one recomputation level. An integer k runs the binomial schedule instead (Note [Binomial
+// checkpointing], vjp_binomial.cpp), which keeps only k carries. The shorter last segment
 // is an outer scan of one segment of its own, so no step is padded or guarded.
-
-// One run of equal segments of a checkpointed scan: `segments` segments of `steps` steps that
-// start at step `first` of the scan (in index order of the xs).
-struct SegmentRun {
-  int64_t first, segments, steps;
-};
 
 // The inner scan of a segment: the original scan's attributes with its length.
 Attrs segmentAttrs(const Attrs& attrs, int64_t steps) {
   Attrs a = attrs;
   a.length = steps;
   a.checkpoints = 0;
+  a.binomial = false;
   return a;
 }
 
@@ -252,6 +258,7 @@ Attrs outerAttrs(const Attrs& attrs, int64_t segments, int numCarry) {
   a.numCarry = numCarry;
   a.unroll = 1;
   a.checkpoints = 0;
+  a.binomial = false;
   return a;
 }
 
@@ -496,7 +503,9 @@ Forward cond(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
   return {out, backward};
 }
 
-}  // namespace
+}  // namespace scan_vjp
+
+using namespace scan_vjp;
 
 Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
                    const VjpOptions& o) {
@@ -504,6 +513,7 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
     case Op::Scan: return scan(b, e, in, need, o);
     case Op::Cond: return cond(b, e, in, need, o);
     case Op::While:
+      if (e.attrs.length > 0) return boundedWhile(b, e, in, need, o);
       fail("E0274", e.span, "reverse-mode differentiation of this while_loop is not supported: its number of steps is not known",
            "give the loop a static step bound, `while_loop(cond, body, init, max_steps=N)` (or use fori_loop with "
            "static bounds or scan), or use forward mode (jvp, jacfwd), which works through while_loop");
@@ -553,6 +563,10 @@ CheckpointCounts checkpointCounts(const Func& f) {
       c.residualBytes = std::max(c.residualBytes, inner.residualBytes);
       c.budgetBytes = std::max(c.budgetBytes, inner.budgetBytes);
       const Attrs::CheckpointMark& mark = e.attrs.checkpointMark;
+      if (e.op == Op::Scan) {  // a binomial schedule's backward scan: its figures per run
+        c.storedCarries += mark.binomialCarries;
+        c.recomputedSteps += mark.binomialRecomputedSteps;
+      }
       if (e.op != Op::Scan || !mark.segments) continue;
       if (mark.budgetBytes > 0) {
         c.automaticScans += 1;

@@ -12,6 +12,7 @@
 #include "jit/autodiff.hpp"
 #include "jit/backend.hpp"
 #include "jit/transform/ad.hpp"
+#include "jit/transform/binomial_schedule.hpp"
 #include "jit/transform/passes.hpp"
 
 namespace scn {
@@ -369,6 +370,89 @@ TEST(ScanCheckpoints, TheForwardPassStoresOnlySegmentBoundaries) {
   EXPECT_EQ(counts.storedCarries, 3);
   EXPECT_EQ(counts.recomputedSteps, 10);
   EXPECT_EQ(checkpointCounts(*vjpFunc(*rnnScan(10, 0, false), {true, true, true})).storedCarries, 0);
+}
+
+// The fewest forward steps that reverse n steps from a stored c_0 with s free slots, by trying
+// every split (Note [Binomial checkpointing]): the reference the schedule must meet.
+int64_t fewestForwardSteps(int64_t n, int64_t s, std::vector<std::vector<int64_t>>& memo) {
+  if (n == 1) return 0;
+  if (s == 0) return n * (n - 1) / 2;
+  int64_t& m = memo[static_cast<size_t>(n)][static_cast<size_t>(s)];
+  if (m >= 0) return m;
+  int64_t best = INT64_MAX;
+  for (int64_t first = 1; first < n; ++first)
+    best = std::min(best, first + fewestForwardSteps(n - first, s - 1, memo) + fewestForwardSteps(first, s, memo));
+  return m = best;
+}
+
+TEST(BinomialSchedule, RunsEveryStepBackwardsFromTheRightCarryWithTheFewestRecomputations) {
+  const int64_t maxSteps = 90, maxSlots = 8;
+  std::vector<std::vector<int64_t>> memo(maxSteps + 1, std::vector<int64_t>(maxSlots + 1, -1));
+  for (int64_t n = 1; n <= maxSteps; ++n)
+    for (int64_t k = 1; k <= maxSlots; ++k) {
+      SCOPED_TRACE(std::to_string(n) + " steps, " + std::to_string(k) + " slots");
+      ad::BinomialSchedule s = ad::binomialSchedule(n, k);
+      // Replay it on positions: what each slot holds, the carry in hand.
+      std::vector<int64_t> slot(static_cast<size_t>(k), -1);
+      slot[0] = 0;
+      int64_t forwardAdvance = 0;
+      for (const ad::BinomialSchedule::Store& st : s.forwardStores) {
+        ASSERT_GT(st.position, forwardAdvance);
+        ASSERT_LT(st.slot, k);
+        slot[static_cast<size_t>(st.slot)] = forwardAdvance = st.position;
+      }
+      ASSERT_EQ(s.groups.size(), static_cast<size_t>(n));
+      int64_t advanced = 0;
+      for (size_t g = 0; g < s.groups.size(); ++g) {
+        const ad::BinomialSchedule::Group& group = s.groups[g];
+        ASSERT_EQ(group.step, n - 1 - static_cast<int64_t>(g)) << "steps run backwards in order";
+        ASSERT_EQ(slot.at(static_cast<size_t>(group.restoreSlot)), group.restorePosition);
+        int64_t at = group.restorePosition;
+        for (const ad::BinomialSchedule::Store& st : group.stores) {
+          ASSERT_GT(st.position, at);
+          ASSERT_LE(st.position, group.step);
+          slot.at(static_cast<size_t>(st.slot)) = at = st.position;
+        }
+        advanced += group.step - group.restorePosition;
+      }
+      EXPECT_EQ(advanced, s.recomputedSteps);
+      EXPECT_LE(s.slotsUsed, k);
+      // The whole schedule, the forward pass's part included, is the optimum.
+      EXPECT_EQ(s.recomputedSteps + forwardAdvance, fewestForwardSteps(n, k - 1, memo));
+    }
+  // Long scans: 19 free slots reverse C(19 + r + 1, r) steps running each forwards at most r
+  // times; 10^6 steps need r = 8 (C(27, 7) = 888030 < 10^6 <= C(28, 8)).
+  ad::BinomialSchedule big = ad::binomialSchedule(1000000, 20);
+  EXPECT_EQ(big.groups.size(), 1000000u);
+  EXPECT_LE(big.recomputedSteps, 8 * 1000000);
+}
+
+TEST(ScanCheckpoints, TheBinomialScheduleGivesTheStoredResidualGradientsBitForBit) {
+  const int64_t n = 10;
+  std::mt19937 rng(4);
+  for (bool reverse : {false, true}) {
+    FuncPtr plain = vjpFunc(*rnnScan(n, 0, reverse), {true, true, true});
+    std::vector<Array> args;
+    for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
+    std::vector<Array> want = interpret(*plain, args);
+    for (int64_t k = 1; k < n; ++k) {
+      SCOPED_TRACE("binomial checkpoints=" + std::to_string(k) + (reverse ? " reverse" : ""));
+      FuncPtr f = rnnScan(n, k, reverse);
+      const_cast<Attrs&>(f->eqns[0].attrs).binomial = true;
+      FuncPtr ck = vjpFunc(*f, {true, true, true});
+      ASSERT_EQ(verify(*ck), "") << printFunc(*ck);
+      expectBitForBit(interpret(*ck, args), want);
+      // --stats: the slots it keeps and the steps its reverse pass reruns, as scheduled.
+      ad::BinomialSchedule s = ad::binomialSchedule(n, k);
+      CheckpointCounts counts = checkpointCounts(*ck);
+      EXPECT_EQ(counts.storedCarries, s.slotsUsed);
+      EXPECT_LE(counts.storedCarries, k);
+      EXPECT_EQ(counts.recomputedSteps, s.recomputedSteps);
+      // Differentiated again: its bounded while loops have a reverse mode.
+      FuncPtr twice = vjpFunc(*ck, std::vector<bool>(ck->params.size(), true));
+      ASSERT_EQ(verify(*twice), "") << printFunc(*twice);
+    }
+  }
 }
 
 TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
