@@ -75,7 +75,7 @@ double probeBf16GemmGFlops(int n, int batch, int runs) {
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   int64_t per = static_cast<int64_t>(n) * n;
   std::vector<uint16_t> a(per * batch, lowp::f32ToBf16(0.5f)), c(per * batch);
-  cpu::GemmCall g{4, false, false, n, n, n, a.data(), n, per, a.data(), n, per, c.data(), n, per, batch};
+  cpu::GemmCall g{cpu::GemmType::BF16, false, false, n, n, n, a.data(), n, per, a.data(), n, per, c.data(), n, per, batch};
   Timing t = timeRuns([&] {
     split(batch, hw, [&](size_t lo, size_t hi) {
       for (size_t b = lo; b < hi; ++b) cpu::bf16GemmRows(g, static_cast<int64_t>(b), 0, n);

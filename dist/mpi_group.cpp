@@ -3,9 +3,12 @@
 // file of scn that includes mpi.h.
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "dist/dist.hpp"
 
@@ -14,6 +17,9 @@ namespace scn::dist {
 namespace {
 
 bool weStartedMpi = false;  // startWorld called MPI_Init (finishWorld ends it)
+// The tag of ppermute's messages. MPI orders the messages of one sender, tag and communicator,
+// and every process runs the same collectives in the same order, so one tag suffices.
+constexpr int kPermuteTag = 1;
 
 MPI_Datatype mpiType(DType t) {
   switch (t) {
@@ -84,16 +90,66 @@ class MpiGroup : public Collectives {
     return complete(rc, req, "an allgather of " + std::to_string(x.bytes()) + " bytes");
   }
 
+  // Point to point: each process receives the rows other processes send it and sends its own,
+  // packed into one message per peer (the plan orders both ends alike).
+  std::unique_ptr<CollectiveFailure> permute(const Array& x, Array& out, const std::vector<int64_t>& pairs) override {
+    ++counters.calls;
+    PermutePlan plan = planPermute(pairs, x.shape.at(0), rank_, size_);
+    permuteLocally(plan, rank_, x, out);
+    size_t row = rowBytes(x);
+    std::vector<std::vector<uint8_t>> inbox(size_), outbox(size_);
+    std::vector<MPI_Request> requests;
+    size_t sent = 0;
+    for (int peer = 0; peer < size_; ++peer) {
+      const std::vector<int64_t>& rows = plan.receiveRows[peer];
+      if (peer == rank_ || rows.empty() || !row) continue;
+      inbox[peer].resize(rows.size() * row);
+      requests.emplace_back();
+      int rc = MPI_Irecv(inbox[peer].data(), static_cast<int>(inbox[peer].size()), MPI_BYTE, peer, kPermuteTag,
+                         comm_, &requests.back());
+      if (rc != MPI_SUCCESS) return mpiFailure(rc, "a ppermute receive");
+    }
+    const auto* rowsOfX = static_cast<const uint8_t*>(x.raw());
+    for (int peer = 0; peer < size_; ++peer) {
+      const std::vector<int64_t>& rows = plan.sendRows[peer];
+      if (peer == rank_ || rows.empty() || !row) continue;
+      for (int64_t r : rows) outbox[peer].insert(outbox[peer].end(), rowsOfX + r * row, rowsOfX + (r + 1) * row);
+      sent += outbox[peer].size();
+      requests.emplace_back();
+      int rc = MPI_Isend(outbox[peer].data(), static_cast<int>(outbox[peer].size()), MPI_BYTE, peer, kPermuteTag,
+                         comm_, &requests.back());
+      if (rc != MPI_SUCCESS) return mpiFailure(rc, "a ppermute send");
+    }
+    counters.bytes += static_cast<int64_t>(sent);
+    auto failure = complete(requests, "a ppermute of " + std::to_string(sent) + " bytes");
+    if (failure) {  // MPI may still read and write them: kept for the group's life
+      abandoned_.push_back(std::move(inbox));
+      abandoned_.push_back(std::move(outbox));
+      return failure;
+    }
+    auto* rowsOfOut = static_cast<uint8_t*>(out.raw());
+    for (int peer = 0; peer < size_; ++peer)
+      for (size_t k = 0; k < inbox[peer].size() / std::max<size_t>(row, 1); ++k)
+        std::memcpy(rowsOfOut + plan.receiveRows[peer][k] * row, inbox[peer].data() + k * row, row);
+    return nullptr;
+  }
+
  private:
   // Waits for `req` until the deadline: spinning at first (small collectives finish in
   // microseconds), then sleeping between tests so a waiting process leaves its core to others.
   std::unique_ptr<CollectiveFailure> complete(int rc, MPI_Request& req, const std::string& what) {
     if (rc != MPI_SUCCESS) return mpiFailure(rc, what);
+    std::vector<MPI_Request> requests{req};
+    return complete(requests, what);
+  }
+
+  // The same for several requests: done when all are.
+  std::unique_ptr<CollectiveFailure> complete(std::vector<MPI_Request>& requests, const std::string& what) {
     auto start = std::chrono::steady_clock::now();
     auto deadline = start + std::chrono::duration<double>(timeout_);
     for (int polls = 0;; ++polls) {
       int done = 0;
-      rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+      int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS) return mpiFailure(rc, what);
       if (done) return nullptr;
       if (polls > 20000) std::this_thread::sleep_for(std::chrono::microseconds(polls > 100000 ? 1000 : 50));
@@ -121,6 +177,7 @@ class MpiGroup : public Collectives {
   }
 
   MPI_Comm comm_;
+  std::vector<std::vector<std::vector<uint8_t>>> abandoned_;  // buffers of ppermutes that failed
   double timeout_;
   bool owned_;
   int rank_ = 0, size_ = 1;

@@ -25,6 +25,11 @@ class SingleProcess : public Collectives {
     copy(x, out);
     return nullptr;
   }
+  std::unique_ptr<CollectiveFailure> permute(const Array& x, Array& out, const std::vector<int64_t>& pairs) override {
+    ++counters.calls;
+    permuteLocally(planPermute(pairs, x.shape.at(0), 0, 1), 0, x, out);
+    return nullptr;
+  }
 
  private:
   void copy(const Array& x, Array& out) {
@@ -53,18 +58,50 @@ Array borrowedArray(DType dtype, const Shape& shape, const void* data) {
 
 }  // namespace
 
-std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, const Array& x,
-                                                        Array& out) {
-  return op == Op::ProcessGather ? group.allGather(x, out, resultGather) : group.allReduce(x, out, combineOf(op));
+size_t rowBytes(const Array& x) {
+  return x.shape.empty() || x.shape[0] == 0 ? 0 : x.bytes() / static_cast<size_t>(x.shape[0]);
 }
 
-std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, DType dtype,
-                                                        const Shape& xShape, const void* x, const Shape& outShape,
-                                                        void* out) {
+PermutePlan planPermute(const std::vector<int64_t>& pairs, int64_t lanesPerProcess, int process, int processes) {
+  PermutePlan plan;
+  plan.sendRows.resize(static_cast<size_t>(processes));
+  plan.receiveRows.resize(static_cast<size_t>(processes));
+  if (lanesPerProcess == 0) return plan;
+  for (size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    int64_t source = pairs[k], destination = pairs[k + 1];
+    int64_t from = source / lanesPerProcess, to = destination / lanesPerProcess;
+    if (from == process) plan.sendRows[static_cast<size_t>(to)].push_back(source % lanesPerProcess);
+    if (to == process) plan.receiveRows[static_cast<size_t>(from)].push_back(destination % lanesPerProcess);
+  }
+  return plan;
+}
+
+void permuteLocally(const PermutePlan& plan, int process, const Array& x, Array& out) {
+  if (out.bytes()) std::memset(out.raw(), 0, out.bytes());
+  size_t row = rowBytes(x);
+  const std::vector<int64_t>& sent = plan.sendRows[static_cast<size_t>(process)];
+  const std::vector<int64_t>& received = plan.receiveRows[static_cast<size_t>(process)];
+  SCN_ASSERT(sent.size() == received.size(), "a process permutes as many rows to itself as it receives");
+  const auto* from = static_cast<const uint8_t*>(x.raw());
+  auto* to = static_cast<uint8_t*>(out.raw());
+  for (size_t k = 0; k < sent.size() && row; ++k)
+    std::memcpy(to + static_cast<size_t>(received[k]) * row, from + static_cast<size_t>(sent[k]) * row, row);
+}
+
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, const ProcessCollectiveCall& call,
+                                                        const Array& x, Array& out) {
+  if (call.op == Op::ProcessGather) return group.allGather(x, out, call.resultGather);
+  if (call.op == Op::ProcessPermute) return group.permute(x, out, call.pairs);
+  return group.allReduce(x, out, combineOf(call.op));
+}
+
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, const ProcessCollectiveCall& call,
+                                                        DType dtype, const Shape& xShape, const void* x,
+                                                        const Shape& outShape, void* out) {
   Array xa = borrowedArray(dtype, xShape, x);
   // The result is written through the borrowed buffer: the caller's own, writable, memory.
   Array outa = borrowedArray(dtype, outShape, out);
-  return runProcessCollective(group, op, resultGather, xa, outa);
+  return runProcessCollective(group, call, xa, outa);
 }
 
 bool usesProcessCollectives(const Func& f) {

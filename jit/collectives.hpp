@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "jit/array.hpp"
 
@@ -44,7 +45,33 @@ class Collectives {
   /// `out` (allocated, [P * x.shape[0], ...]) = the processes' x stacked along axis 0 in
   /// process order. `resultGather`: assembling a pmap's results (counted apart).
   virtual std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool resultGather) = 0;
+  /// `out` (allocated, x's dtype and shape [L, ...]) = ppermute over the P * L lanes of the
+  /// processes, each holding L consecutive lanes as the rows of x: `pairs` = (source,
+  /// destination, ...) global lanes; a destination's row is its source's, other rows zeros.
+  /// Only the rows that cross processes are sent (point to point).
+  virtual std::unique_ptr<CollectiveFailure> permute(const Array& x, Array& out, const std::vector<int64_t>& pairs) = 0;
   CollectiveCounters counters;
+};
+
+/// What a ppermute moves, seen from one process: by peer process, the local rows it sends
+/// there and the local rows it receives from there, in the order of the pairs (so the k-th row
+/// sent to q is the k-th row q receives from this process). The peer itself: local copies.
+struct PermutePlan {
+  std::vector<std::vector<int64_t>> sendRows, receiveRows;
+};
+PermutePlan planPermute(const std::vector<int64_t>& pairs, int64_t lanesPerProcess, int process, int processes);
+/// out = zeros with the plan's local rows copied from x (the part of a permute that stays here).
+void permuteLocally(const PermutePlan& plan, int process, const Array& x, Array& out);
+/// The bytes of one row of x (a lane's slice).
+size_t rowBytes(const Array& x);
+
+/// A process collective op as the backends run it: the op (ProcessSum/Max/Min/Gather/Permute),
+/// whether a ProcessGather assembles a pmap's results (EqnAttrs::resultGather), a
+/// ProcessPermute's global lane pairs (EqnAttrs::axes).
+struct ProcessCollectiveCall {
+  Op op;
+  bool resultGather = false;
+  std::vector<int64_t> pairs;
 };
 
 struct Func;
@@ -52,16 +79,15 @@ struct Func;
 /// while_loop under pmap asks: its condition then agrees across the processes).
 bool usesProcessCollectives(const Func& f);
 
-/// Runs one process collective op (ProcessSum/Max/Min/Gather; `resultGather` as in
-/// EqnAttrs) of `group` from x into out (allocated, the op's result type): what the
-/// interpreter and the compiled backends' Collective steps call. Null when it completed.
-std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, const Array& x,
-                                                        Array& out);
+/// Runs one process collective op of `group` from x into out (allocated, the op's result type):
+/// what the interpreter and the compiled backends' Collective steps call. Null when it completed.
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, const ProcessCollectiveCall& call,
+                                                        const Array& x, Array& out);
 /// The same on host memory someone else owns (a compiled program's buffers), of dtype `dtype`
 /// and shapes xShape and outShape: borrowed, not copied.
-std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, Op op, bool resultGather, DType dtype,
-                                                        const Shape& xShape, const void* x, const Shape& outShape,
-                                                        void* out);
+std::unique_ptr<CollectiveFailure> runProcessCollective(Collectives& group, const ProcessCollectiveCall& call,
+                                                        DType dtype, const Shape& xShape, const void* x,
+                                                        const Shape& outShape, void* out);
 
 /// The group of a run with one process: every collective copies its operand.
 std::shared_ptr<Collectives> singleProcessGroup();

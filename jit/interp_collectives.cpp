@@ -10,7 +10,8 @@ namespace interp {
 Array processCollectiveOp(const Eqn& e, const Array& x, const Type& out) {
   Array r(out.dtype, out.shape);
   Collectives& group = *e.attrs.group;
-  std::unique_ptr<CollectiveFailure> failure = runProcessCollective(group, e.op, e.attrs.resultGather, x, r);
+  std::unique_ptr<CollectiveFailure> failure =
+      runProcessCollective(group, ProcessCollectiveCall{e.op, e.attrs.resultGather, e.attrs.axes}, x, r);
   if (failure) fail(failure->code, e.span, failure->message, failure->help);
   return r;
 }

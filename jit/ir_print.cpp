@@ -103,7 +103,11 @@ std::vector<std::string> attrItems(const Eqn& e) {
       if (e.op == Op::PPermute) items.push_back("pairs=" + list(a.axes));
       return items;
     }
-    case OpCategory::ProcessCollective: return {"group=" + (a.group ? a.group->describe() : std::string("?"))};
+    case OpCategory::ProcessCollective: {
+      std::vector<std::string> items{"group=" + (a.group ? a.group->describe() : std::string("?"))};
+      if (e.op == Op::ProcessPermute) items.push_back("pairs=" + list(a.axes));
+      return items;
+    }
   }
   return {};
 }

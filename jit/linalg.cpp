@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "base/diagnostics.hpp"
+#include "jit/conjugate.hpp"
 #include "jit/fft.hpp"
 #include "jit/interp_kernels.hpp"
 
@@ -169,9 +170,7 @@ using Mat = std::vector<double>;  // row-major
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The scalar helpers that let cholesky, triangular_solve and lu run on real (S = double) and
-// complex (S = std::complex<double>) matrices with one text.
-double conjugate(double x) { return x; }
-std::complex<double> conjugate(std::complex<double> z) { return std::conj(z); }
+// complex (S = std::complex<double>) matrices with one text (and conjugate, jit/conjugate.hpp).
 double nanOf(double) { return kNaN; }
 std::complex<double> nanOf(std::complex<double>) { return {kNaN, kNaN}; }  // both parts, as JAX's
 double realPart(double x) { return x; }

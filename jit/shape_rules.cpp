@@ -445,7 +445,15 @@ InferResult inferCollective(const OpInfo& info, const std::vector<Type>& in, con
     if (t.shape.empty()) return error("process_gather needs an operand of rank 1 or more but got " + typeString(t));
     t.shape[0] *= attrs.group->processCount();
   }
-  if (info.op == Op::PPermute && attrs.axes.size() % 2 != 0) return error("ppermute needs (source, destination) pairs");
+  if ((info.op == Op::PPermute || info.op == Op::ProcessPermute) && attrs.axes.size() % 2 != 0)
+    return error(name + " needs (source, destination) pairs");
+  if (info.op == Op::ProcessPermute) {
+    if (t.shape.empty()) return error("process_permute needs an operand of rank 1 or more but got " + typeString(t));
+    int64_t lanes = t.shape[0] * attrs.group->processCount();
+    for (int64_t lane : attrs.axes)
+      if (lane < 0 || lane >= lanes)
+        return error("process_permute pairs name lane " + std::to_string(lane) + " of " + std::to_string(lanes));
+  }
   return ok({t});  // the others are elementwise over the lanes or the processes
 }
 

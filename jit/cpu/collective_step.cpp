@@ -8,7 +8,7 @@ extern "C" int32_t scn_collective(scn::cpu::RuntimeCtx* ctx, int32_t call, const
   using namespace scn;
   const kir::CollectiveCall& c = ctx->collectives->at(static_cast<size_t>(call));
   std::unique_ptr<CollectiveFailure> failure =
-      runProcessCollective(*c.group, c.op, c.resultGather, c.in.dtype, c.in.shape, in, c.out.shape, out);
+      runProcessCollective(*c.group, c.what, c.in.dtype, c.in.shape, in, c.out.shape, out);
   if (!failure) return 0;
   ctx->failedCollective = call;
   ctx->collectiveFailure = std::move(failure);

@@ -87,25 +87,39 @@ constexpr double kParallelFlops = 1 << 21;  // below, the pool's wake-up costs m
 constexpr int64_t kPiecesPerThread = 8;
 constexpr int64_t kMinRows = 32;
 
+}  // namespace
+
+GemmType gemmTypeOf(DType t) {
+  switch (t) {
+    case DType::F64: return GemmType::F64;
+    case DType::C64: return GemmType::C64;
+    case DType::C128: return GemmType::C128;
+    case DType::BF16: return GemmType::BF16;
+    default: return GemmType::F32;
+  }
+}
+
+namespace {
+
 /// Rows [r0, r1) of C for batch entry b, with one single-threaded library call.
 void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
-  if (g.dtype == 4) return bf16GemmRows(g, b, r0, r1);
+  if (g.dtype == GemmType::BF16) return bf16GemmRows(g, b, r0, r1);
   CBLAS_TRANSPOSE ta = g.transA ? CblasTrans : CblasNoTrans;
   CBLAS_TRANSPOSE tb = g.transB ? CblasTrans : CblasNoTrans;
   int64_t aOff = b * g.strideA + (g.transA ? r0 : r0 * g.lda);  // op(A) = A^T: rows are columns
   int64_t bOff = b * g.strideB, cOff = b * g.strideC + r0 * g.ldc;
   int m = static_cast<int>(r1 - r0), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
   int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb), ldc = static_cast<int>(g.ldc);
-  if (g.dtype == 2 || g.dtype == 3) {  // complex: alpha 1, beta 0 as (re, im) pairs
+  if (g.dtype == GemmType::C64 || g.dtype == GemmType::C128) {  // complex: alpha 1, beta 0 as (re, im) pairs
     const double one64[2] = {1, 0}, zero64[2] = {0, 0};
     const float one32[2] = {1, 0}, zero32[2] = {0, 0};
-    size_t es = g.dtype == 2 ? 8 : 16;  // offsets are in elements
+    size_t es = g.dtype == GemmType::C64 ? 8 : 16;  // offsets are in elements
     const char* a = static_cast<const char*>(g.a) + aOff * es;
     const char* bp = static_cast<const char*>(g.b) + bOff * es;
     char* c = static_cast<char*>(g.c) + cOff * es;
-    if (g.dtype == 2) cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, one32, a, lda, bp, ldb, zero32, c, ldc);
+    if (g.dtype == GemmType::C64) cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, one32, a, lda, bp, ldb, zero32, c, ldc);
     else cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, one64, a, lda, bp, ldb, zero64, c, ldc);
-  } else if (g.dtype == 1)
+  } else if (g.dtype == GemmType::F64)
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, static_cast<const double*>(g.a) + aOff, lda,
                 static_cast<const double*>(g.b) + bOff, ldb, 0.0, static_cast<double*>(g.c) + cOff, ldc);
   else

@@ -6,13 +6,28 @@
 #include <cstdint>
 #include <string>
 
+#include "jit/dtype.hpp"
+
 namespace scn::cpu {
 
 class ThreadPool;
 
+/// The element type of a product, as compiled code passes it to scn_gemm (an i32): which
+/// library routine runs it.
+enum class GemmType : int32_t {
+  F32 = 0,   // cblas_sgemm
+  F64 = 1,   // cblas_dgemm
+  C64 = 2,   // cblas_cgemm
+  C128 = 3,  // cblas_zgemm
+  BF16 = 4,  // oneDNN or widened (gemm_bf16.hpp)
+};
+
+/// The routine for products of t (f32's for the types without their own).
+GemmType gemmTypeOf(DType t);
+
 /// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major (alpha 1, beta 0).
 struct GemmCall {
-  int32_t dtype;  // 0 f32, 1 f64, 2 c64, 3 c128 (cblas_sgemm, dgemm, cgemm, zgemm), 4 bf16 (gemm_bf16.hpp)
+  GemmType dtype;
   bool transA, transB;
   int64_t m, n, k;
   const void* a;

@@ -36,6 +36,9 @@ namespace scn::cpu {
 // threads are limited to 1 around each call, on the calling thread only, and restored after, so
 // a host's own OpenMP setting is left as it was. Primitives are created once per layout and shared;
 // each call brings its own scratchpad (user scratchpad mode), which makes concurrent calls safe.
+// The cache keeps the kPrimitiveCacheSize layouts used last (a REPL session that multiplies ever new
+// shapes would otherwise grow it for ever); a call holds its primitive by shared_ptr, so an
+// eviction never destroys one in use. Each thread's stream dies with the thread.
 
 namespace {
 
@@ -45,11 +48,30 @@ using OmpSetNumThreads = void (*)(int);
 /// One primitive per layout of a row block (rows, n, k, leading dimensions, transposes).
 using LayoutKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>;
 
+constexpr size_t kPrimitiveCacheSize = 256;
+
 struct Primitive {
+  Primitive() = default;
+  Primitive(const Primitive&) = delete;
+  Primitive& operator=(const Primitive&) = delete;
+  ~Primitive() {
+    if (prim) dnnl_primitive_destroy(prim);
+  }
   dnnl_primitive_t prim = nullptr;  // null: no native-bf16 kernel for this layout
   std::string impl = "none";        // oneDNN's implementation for the layout
   dnnl_memory_desc_t a{}, b{}, c{}, scratch{};
   size_t scratchBytes = 0;
+};
+
+/// A thread's oneDNN stream, created on its first product and destroyed when the thread ends.
+struct ThreadStream {
+  ThreadStream() = default;
+  ThreadStream(const ThreadStream&) = delete;
+  ThreadStream& operator=(const ThreadStream&) = delete;
+  ~ThreadStream() {
+    if (stream) dnnl_stream_destroy(stream);
+  }
+  dnnl_stream_t stream = nullptr;
 };
 
 class OneDnn {
@@ -63,19 +85,28 @@ class OneDnn {
   }
 
   /// The primitive for g's rows [r0, r1) (its prim null where oneDNN has no native kernel).
-  const Primitive& primitive(const GemmCall& g, int64_t rows) {
+  std::shared_ptr<const Primitive> primitive(const GemmCall& g, int64_t rows) {
     LayoutKey key{rows, g.n, g.k, g.lda, g.ldb, g.ldc, g.transA, g.transB};
     std::lock_guard<std::mutex> lock(m_);
     auto it = cache_.find(key);
-    if (it != cache_.end()) return *it->second;
-    auto p = std::make_unique<Primitive>(create(g, rows));
-    return *cache_.emplace(key, std::move(p)).first->second;
+    if (it == cache_.end()) {
+      if (cache_.size() >= kPrimitiveCacheSize) evictLeastRecent();
+      it = cache_.emplace(key, Cached{create(g, rows), 0}).first;
+    }
+    it->second.lastUse = ++uses_;
+    return it->second.primitive;
+  }
+
+  size_t cached() {
+    std::lock_guard<std::mutex> lock(m_);
+    return cache_.size();
   }
 
   /// Runs p on one thread; false when a oneDNN call failed (the caller then widens).
   bool run(const Primitive& p, const void* a, const void* b, void* c) {
     thread_local std::vector<unsigned char> scratch;
-    thread_local dnnl_stream_t stream = nullptr;
+    thread_local ThreadStream own;
+    dnnl_stream_t& stream = own.stream;
     if (!stream && dnnl_stream_create(&stream, engine_, dnnl_stream_default_flags) != dnnl_success) return false;
     if (scratch.size() < p.scratchBytes) scratch.resize(p.scratchBytes);
     dnnl_memory_t mem[4] = {};
@@ -99,10 +130,10 @@ class OneDnn {
   /// "oneDNN 2.6.3, brg:avx512_core_bf16" for a 256^3 product, or why it is not used.
   std::string describe() {
     if (!engine_) return "f32 SGEMM of widened operands (oneDNN has no CPU engine)";
-    GemmCall g{4, false, false, 256, 256, 256, nullptr, 256, 0, nullptr, 256, 0, nullptr, 256, 0, 1};
-    const Primitive& p = primitive(g, 256);
-    if (!p.prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + p.impl + ")";
-    return version_ + ", " + p.impl;
+    GemmCall g{GemmType::BF16, false, false, 256, 256, 256, nullptr, 256, 0, nullptr, 256, 0, nullptr, 256, 0, 1};
+    std::shared_ptr<const Primitive> p = primitive(g, 256);
+    if (!p->prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + p->impl + ")";
+    return version_ + ", " + p->impl;
   }
 
  private:
@@ -110,9 +141,22 @@ class OneDnn {
     return impl.find("bf16") != std::string::npos || impl.find("amx") != std::string::npos;
   }
 
-  Primitive create(const GemmCall& g, int64_t rows) {
-    Primitive p;
-    if (!engine_) return p;
+  struct Cached {
+    std::shared_ptr<const Primitive> primitive;
+    uint64_t lastUse;
+  };
+
+  void evictLeastRecent() {
+    auto oldest = cache_.begin();
+    for (auto it = cache_.begin(); it != cache_.end(); ++it)
+      if (it->second.lastUse < oldest->second.lastUse) oldest = it;
+    cache_.erase(oldest);
+  }
+
+  std::shared_ptr<const Primitive> create(const GemmCall& g, int64_t rows) {
+    auto made = std::make_shared<Primitive>();
+    Primitive& p = *made;
+    if (!engine_) return made;
     dnnl_dims_t aDims = {rows, g.k}, aStrides = {g.transA ? 1 : g.lda, g.transA ? g.lda : 1};
     dnnl_dims_t bDims = {g.k, g.n}, bStrides = {g.transB ? 1 : g.ldb, g.transB ? g.ldb : 1};
     dnnl_dims_t cDims = {rows, g.n}, cStrides = {g.ldc, 1};
@@ -137,7 +181,7 @@ class OneDnn {
     }
     if (pd) dnnl_primitive_desc_destroy(pd);
     if (attr) dnnl_primitive_attr_destroy(attr);
-    return p;
+    return made;
   }
 
   dnnl_engine_t engine_ = nullptr;
@@ -145,7 +189,8 @@ class OneDnn {
   OmpSetNumThreads ompSet_ = nullptr;
   std::string version_;
   std::mutex m_;
-  std::map<LayoutKey, std::unique_ptr<Primitive>> cache_;  // entries never move or die
+  std::map<LayoutKey, Cached> cache_;
+  uint64_t uses_ = 0;
 };
 
 /// Never destroyed: products may run during static destruction of a host.
@@ -184,10 +229,10 @@ void bf16GemmRowsWidened(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
 }
 
 void bf16GemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
-  const Primitive& p = oneDnn().primitive(g, r1 - r0);
-  if (p.prim) {
+  std::shared_ptr<const Primitive> p = oneDnn().primitive(g, r1 - r0);
+  if (p->prim) {
     int64_t aOff = b * g.strideA + (g.transA ? r0 : r0 * g.lda);
-    if (oneDnn().run(p, bits(g.a, aOff), bits(g.b, b * g.strideB),
+    if (oneDnn().run(*p, bits(g.a, aOff), bits(g.b, b * g.strideB),
                      static_cast<uint16_t*>(g.c) + b * g.strideC + r0 * g.ldc))
       return;
   }
@@ -195,5 +240,7 @@ void bf16GemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
 }
 
 std::string bf16GemmDescription() { return oneDnn().describe(); }
+
+size_t bf16PrimitivesCached() { return oneDnn().cached(); }
 
 }  // namespace scn::cpu

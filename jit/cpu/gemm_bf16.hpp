@@ -17,6 +17,9 @@ void bf16GemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1);
 /// OpenBLAS's SGEMM, the result rounded to bf16 (the fallback, and the tests' reference).
 void bf16GemmRowsWidened(const GemmCall& g, int64_t b, int64_t r0, int64_t r1);
 
+/// How many layouts' oneDNN primitives are cached now (at most a fixed bound; for tests).
+size_t bf16PrimitivesCached();
+
 /// What multiplies bf16 here: "oneDNN 2.6.3, brg:avx512_core_bf16", or the widened SGEMM and why.
 std::string bf16GemmDescription();
 

@@ -13,6 +13,7 @@
 #include "base/diagnostics.hpp"
 #include "jit/cpu/fftw.hpp"
 #include "jit/cpu/gemm.hpp"
+#include "jit/conjugate.hpp"
 #include "jit/cpu/runtime.hpp"
 #include "jit/fft.hpp"
 #include "jit/linalg.hpp"
@@ -125,14 +126,6 @@ template <> struct Lapack<std::complex<double>> {
   }
 };
 
-template <typename T> constexpr bool kIsComplex = false;
-template <typename T> constexpr bool kIsComplex<std::complex<T>> = true;
-
-template <typename T> T conjugate(T x) {
-  if constexpr (kIsComplex<T>) return std::conj(x);
-  else return x;
-}
-
 /// The real type of T's parts (float for std::complex<float>), and a workspace size LAPACK
 /// returned in a T.
 template <typename T> using Part = decltype(std::abs(T()));
@@ -160,7 +153,7 @@ void fromColumnMajor(const T* c, int64_t rows, int64_t cols, T* a, int64_t ldc =
 
 template <typename T>
 void fillNaN(T* p, int64_t n) {
-  if constexpr (kIsComplex<T>) {  // both parts, as JAX's
+  if constexpr (kIsStdComplex<T>) {  // both parts, as JAX's
     auto nan = std::numeric_limits<typename T::value_type>::quiet_NaN();
     std::fill(p, p + n, T(nan, nan));
   } else {
@@ -239,7 +232,7 @@ void eigh(const LinalgCall& c, const T* a, Part<T>* w, T* v) {
     for (int j = 0; j < n; ++j) s[j * n + i] = (a[i * n + j] + conjugate(a[j * n + i])) / T(2);
   T wq;
   int iwq, query = -1;
-  if constexpr (kIsComplex<T>) {
+  if constexpr (kIsStdComplex<T>) {
     Part<T> rwq;
     Lapack<T>::heevd("V", "L", &n, s.data(), &n, w, &wq, &query, &rwq, &query, &iwq, &query, &info);
     int lwork = workSize(wq), lrwork = workSize(rwq), liwork = std::max(1, iwq);
@@ -279,7 +272,7 @@ void svd(const LinalgCall& c, const T* a, T* u, Part<T>* sv, T* vt) {
   const char* job = c.fullMatrices ? "A" : "S";
   T wq;
   int query = -1;
-  if constexpr (kIsComplex<T>) {  // ?gesdd's real workspace for jobz "A" / "S": LAPACK <= 3.6's
+  if constexpr (kIsStdComplex<T>) {  // ?gesdd's real workspace for jobz "A" / "S": LAPACK <= 3.6's
     int64_t mx = std::max(m, n), mn = k;  // bound, which covers the later, smaller one
     std::vector<Part<T>> rwork(static_cast<size_t>(mn * std::max(5 * mn + 7, 2 * mx + 2 * mn + 1)));
     Lapack<T>::gesdd(job, &m, &n, s.data(), &m, sv, cu.data(), &m, cvt.data(), &vr, &wq, &query, rwork.data(),

@@ -12,6 +12,7 @@
 
 #include "jit/cpu/llvm_emit.hpp"
 #include "base/diagnostics.hpp"
+#include "jit/cpu/gemm.hpp"
 
 namespace scn::cpu {
 
@@ -138,11 +139,6 @@ KernelShape shapeOf(const Kernel& k, const Program& p) {
   s.bufs = std::move(r.bufs);
   for (int slot : s.bufs) s.key += std::string(" ") + dtypeName(p.buffers.at(slot).dtype);
   return s;
-}
-
-/// The dtype code of scn_gemm (runtime.hpp): 0 f32, 1 f64, 2 c64, 3 c128, 4 bf16.
-int gemmDType(DType t) {
-  return t == DType::F64 ? 1 : t == DType::C64 ? 2 : t == DType::C128 ? 3 : t == DType::BF16 ? 4 : 0;
 }
 
 /// Emits expressions; the context says what indices, host vars, locals and buffers are.
@@ -419,7 +415,7 @@ class ModuleEmitter {
             void_, {ptr_, i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_,
                     ptr_, i64_, i64_, i64_}, false);
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
-                      {ctx_, b_.getInt32(gemmDType(g.dtype)), b_.getInt32(g.transA), b_.getInt32(g.transB),
+                      {ctx_, b_.getInt32(static_cast<int32_t>(gemmTypeOf(g.dtype))), b_.getInt32(g.transA), b_.getInt32(g.transB),
                        b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),
                        b_.getInt64(g.lda), b_.getInt64(g.strideA), locPtr(ee, g.b), b_.getInt64(g.ldb),
                        b_.getInt64(g.strideB), locPtr(ee, g.c), b_.getInt64(g.ldc),

@@ -93,7 +93,7 @@ extern "C" void scn_gemm(RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t
                          int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA,
                          const void* b, int64_t ldb, int64_t strideB, void* c, int64_t ldc,
                          int64_t strideC, int64_t batch) {
-  scn::cpu::GemmCall g{dtype, transA != 0, transB != 0, m, n, k, a, lda, strideA, b, ldb,
+  scn::cpu::GemmCall g{static_cast<scn::cpu::GemmType>(dtype), transA != 0, transB != 0, m, n, k, a, lda, strideA, b, ldb,
                        strideB, c, ldc, strideC, batch};
   scn::cpu::runGemm(ctx ? ctx->pool : nullptr, g);
 }

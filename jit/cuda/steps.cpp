@@ -527,7 +527,7 @@ void runSteps(const kir::Program& p, const CudaSource& src, std::vector<void*>& 
 
 void runHostCollective(const kir::CollectiveCall& c, const void* in, void* out) {
   std::unique_ptr<CollectiveFailure> failure =
-      runProcessCollective(*c.group, c.op, c.resultGather, c.in.dtype, c.in.shape, in, c.out.shape, out);
+      runProcessCollective(*c.group, c.what, c.in.dtype, c.in.shape, in, c.out.shape, out);
   if (failure) fail(failure->code, c.span, failure->message, failure->help);
 }
 

@@ -398,10 +398,11 @@ void printSteps(std::ostream& os, const Program& p, const std::vector<Step>& ste
       }
       case StepKind::Collective: {
         const CollectiveCall& c = p.collectives.at(s.collective.call);
-        os << opName(c.op) << (c.resultGather ? ".results " : " ") << typeString(c.out) << " ";
+        os << opName(c.what.op) << (c.what.resultGather ? ".results " : " ") << typeString(c.out) << " ";
         printLoc(os, s.collective.out);
         os << " <- " << typeString(c.in) << " ";
         printLoc(os, s.collective.in);
+        for (size_t i = 0; i < c.what.pairs.size(); ++i) os << (i ? ", " : " pairs ") << c.what.pairs[i];
         os << "\n";
         break;
       }

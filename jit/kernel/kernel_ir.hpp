@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jit/array.hpp"
+#include "jit/collectives.hpp"
 #include "jit/ir.hpp"
 #include "jit/linalg.hpp"
 
@@ -220,7 +221,7 @@ struct LinalgStep {
   std::vector<Loc> in, out;
 };
 
-/// A process collective (ProcessSum/Max/Min/Gather, Note [Named axes] in
+/// A process collective (ProcessSum/Max/Min/Gather/Permute, Note [Named axes] in
 /// jit/transform/batch_collectives.cpp) on its operand's and result's dense buffers, run on the
 /// host by the backend's runner through runCollectiveStep (Note [Collective steps] in
 /// jit/kernel/lower_collective.cpp). `call` indexes Program::collectives.
@@ -229,13 +230,12 @@ struct CollectiveStep {
   Loc in, out;
 };
 
-/// What a collective step calls: the op, its operand's and result's types, the group it runs
+/// What a collective step calls: the op (and its pairs or result flag), its operand's and result's types, the group it runs
 /// over and the span its failure is reported at. The group is not part of the printed kernel
 /// IR (the CPU cache key): a compiled program finds it through its own Program at run time.
 struct CollectiveCall {
-  scn::Op op = scn::Op::ProcessSum;
+  ProcessCollectiveCall what{scn::Op::ProcessSum, false, {}};
   Type in, out;
-  bool resultGather = false;
   std::shared_ptr<Collectives> group;
   Span span;
 };

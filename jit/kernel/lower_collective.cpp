@@ -5,7 +5,7 @@
 namespace scn::kir {
 
 // Note [Collective steps]
-// A process collective (ProcessSum/Max/Min/Gather, Note [Named axes] in
+// A process collective (ProcessSum/Max/Min/Gather/Permute, Note [Named axes] in
 // jit/transform/batch_collectives.cpp) is a host step of the kernel IR, as a LAPACK call is: the
 // runner calls runProcessCollective (jit/collectives.hpp), the same function the interpreter
 // calls, on the step's buffers, borrowed, not copied. The CPU runner calls it from compiled code
@@ -18,10 +18,9 @@ namespace scn::kir {
 // so the kernel IR (the CPU's cache key) is the same in every process and every run.
 void FuncLowering::lowerProcessCollective(const Eqn& e) {
   CollectiveCall call;
-  call.op = e.op;
+  call.what = ProcessCollectiveCall{e.op, e.attrs.resultGather, e.attrs.axes};
   call.in = f_.type(e.inputs[0]);
   call.out = f_.type(e.outputs[0]);
-  call.resultGather = e.attrs.resultGather;
   call.group = e.attrs.group;
   call.span = e.span;
   Step s;

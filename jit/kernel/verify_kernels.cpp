@@ -440,7 +440,7 @@ class Verifier {
         if (c.call < 0 || c.call >= static_cast<int>(p_.collectives.size()))
           invalid(where, "collective call " + std::to_string(c.call) + " of " + std::to_string(p_.collectives.size()));
         const CollectiveCall& call = p_.collectives[c.call];
-        if (!call.group) invalid(where, std::string("a collective step of ") + opName(call.op) + " without a group");
+        if (!call.group) invalid(where, std::string("a collective step of ") + opName(call.what.op) + " without a group");
         checkLoc(c.in, call.in.dtype, bound, "a collective operand", where);
         checkLoc(c.out, call.out.dtype, bound, "a collective result", where);
         written_.insert(c.out.buffer);

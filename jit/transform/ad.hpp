@@ -13,7 +13,7 @@
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
   case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
-  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather:
+  case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather: case Op::ProcessPermute:
 
 // The ops of complex numbers (Note [Complex derivatives] in jvp_rules.cpp): real, imag, conj,
 // complex and the Fourier transforms are linear (transposed in transpose.cpp), abs and angle

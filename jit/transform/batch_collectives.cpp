@@ -33,11 +33,12 @@ namespace scn::batching {
 // Under pmap (NamedAxis::group set) the axis's N lanes are split evenly over the P processes of
 // the run: each process traces and batches the same function over its n = N / P local lanes.
 // The rules above then combine the local lanes first and the processes second, through a
-// ProcessCollective op (process_sum/max/min, process_gather) that the backends run through the
-// group (jit/collectives.hpp; compiled, a Collective step, Note [Collective steps] in
-// jit/kernel/lower_collective.cpp): psum costs one allreduce of x's bytes, all_gather one allgather,
-// axis_index none (the process's lane offset is a constant), and ppermute one allgather (a
-// point-to-point exchange would be cheaper; see docs/distributed.md). A while_loop whose
+// ProcessCollective op (process_sum/max/min, process_gather, process_permute) that the backends
+// run through the group (jit/collectives.hpp; compiled, a Collective step, Note [Collective
+// steps] in jit/kernel/lower_collective.cpp): psum costs one allreduce of x's bytes, all_gather
+// one allgather, axis_index none (the process's lane offset is a constant), and ppermute one
+// point-to-point message to each process that one of its lanes sends to, carrying just the rows
+// that cross (lanes paired within a process are copied in place). A while_loop whose
 // predicate differs per lane runs until every lane is done; when its body makes process
 // collectives, "every lane" must mean every lane of every process, or the processes would run
 // different numbers of collectives: its predicate is then OR-ed over the processes too
@@ -116,8 +117,15 @@ int laneIndex(Ctx& c) {
 }
 
 // ppermute over this axis: local lane l receives the x of the source paired with its global
-// index, or zeros. The sources are gathered from every lane first (Note [Named axes]).
+// index, or zeros. Under pmap the processes exchange the rows that cross between them; under
+// vmap the lanes are gathered by their sources.
 int permuteLanes(Ctx& c, const Eqn& e, const BVal& x) {
+  if (c.axis.group && x.dim) {
+    Attrs a;
+    a.group = c.axis.group;
+    a.axes = e.attrs.axes;
+    return c.emit1(Op::ProcessPermute, {c.materialize(x, 0)}, std::move(a));
+  }
   std::map<int64_t, int64_t> sourceOf;
   for (size_t k = 0; k + 1 < e.attrs.axes.size(); k += 2) sourceOf[e.attrs.axes[k + 1]] = e.attrs.axes[k];
   std::vector<int64_t> index, receives;
@@ -155,9 +163,11 @@ std::vector<BVal> batchCollective(Ctx& c, const Eqn& e, const std::vector<BVal>&
 }
 
 std::vector<BVal> batchProcessCollective(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
+  // Gather and permute work along axis 0 (the lanes): a batch dimension there moves to 1.
+  bool alongLanes = e.op == Op::ProcessGather || e.op == Op::ProcessPermute;
   int b = *in[0].dim;
-  int x = e.op == Op::ProcessGather && b == 0 ? c.moveTo(in[0], 1) : in[0].var;
-  if (e.op == Op::ProcessGather && b == 0) b = 1;
+  int x = alongLanes && b == 0 ? c.moveTo(in[0], 1) : in[0].var;
+  if (alongLanes && b == 0) b = 1;
   return {BVal{c.emit1(e.op, {x}, e.attrs), b}};
 }
 

@@ -23,7 +23,7 @@ failures=0
 fail() { echo "FAIL ($np processes): $*"; failures=$((failures + 1)); }
 mpi() { mpirun --oversubscribe -np "$np" "$@"; }
 
-for prog in collectives control seed001 train_step; do
+for prog in collectives control seed001 train_step permute; do
   if ! "$scn" "$dir/$prog.scn" > "$tmp/one.out" 2> "$tmp/one.err"; then
     fail "$prog.scn on one process: $(cat "$tmp/one.err")"
     continue
@@ -40,6 +40,11 @@ for prog in collectives control seed001 train_step; do
   if [ "$prog" = train_step ]; then  # the gradients are averaged over the processes: 2 a step
     n=$(grep -c ": 6 collective calls, 6 result gathers," "$tmp/many.err")
     [ "$n" = "$np" ] || fail "train_step.scn: $(grep process "$tmp/many.err")"
+  fi
+  if [ "$prog" = permute ]; then  # one 1024-byte row to the next process, then the result gather
+    bytes=$((1024 + 8 / np * 1024))
+    n=$(grep -c ": 1 collective call, 1 result gather, $bytes bytes sent" "$tmp/many.err")
+    [ "$n" = "$np" ] || fail "permute.scn sent other than $bytes bytes: $(grep process "$tmp/many.err")"
   fi
 done
 
@@ -62,7 +67,7 @@ for backend in $backends; do
   diff "$tmp/one.out" "$tmp/many.out" > "$tmp/diff" || fail "compiled.scn on $backend prints otherwise than on one process: $(cat "$tmp/diff")"
   ! grep -q "fallback" "$tmp/many.err" || fail "compiled.scn on $backend fell back: $(grep fallback "$tmp/many.err" | head -3)"
   n=$(grep -c " traced backend=$backend " "$tmp/many.err")
-  [ "$n" = $((8 * np)) ] || fail "compiled.scn on $backend: $n of $((8 * np)) functions compiled"
+  [ "$n" = $((9 * np)) ] || fail "compiled.scn on $backend: $n of $((9 * np)) functions compiled"
 done
 
 # An axis of 6 lanes splits over 2 processes but not over 4.

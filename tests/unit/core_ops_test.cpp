@@ -168,6 +168,7 @@ Example exampleFor(Op op) {
       break;
     case OpCategory::ProcessCollective:  // over this process alone
       a.group = singleProcessGroup();
+      if (op == Op::ProcessPermute) a.axes = {0, 1};
       in = {sample(d, {2, 3})};
       break;
   }

@@ -393,6 +393,7 @@ std::vector<Case> casesFor(Op op) {
         Builder b(std::string(opName(op)) + "_" + dtypeName(t));
         Attrs a;
         a.group = singleProcessGroup();
+        if (op == Op::ProcessPermute) a.axes = {1, 0};  // lane 1's row to lane 0, zeros in lane 1
         cs.push_back({b.f->name, b.ret(b.emit(op, {b.param(ty(t, {2, 3}))}, a)), {randomArray(t, {2, 3}, seed++)}});
       }
       break;
@@ -585,7 +586,7 @@ TEST(CpuBackend, Bf16ProductsAreRoundedOnceFromF32AndUseNativeKernelsWhereTheCpu
   for (uint16_t& x : b) x = next();
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
-      cpu::GemmCall g{4, ta, tb, m, n, k, a.data(), ta ? m : k, m * k, b.data(), tb ? k : n, k * n,
+      cpu::GemmCall g{cpu::GemmType::BF16, ta, tb, m, n, k, a.data(), ta ? m : k, m * k, b.data(), tb ? k : n, k * n,
                       nullptr, n, m * n, batch};
       std::fill(c1.begin(), c1.end(), 0xFFFF);  // NaN: an element left unwritten shows
       g.c = c1.data();
@@ -615,12 +616,29 @@ TEST(CpuBackend, Bf16ProductsAreRoundedOnceFromF32AndUseNativeKernelsWhereTheCpu
 #endif
 }
 
+TEST(CpuBackend, Bf16PrimitivesOfManyLayoutsStayBoundedAndCorrect) {
+  // 300 row-block sizes are 300 layouts: the cache keeps the ones used last, and a product
+  // whose layout was evicted is made again, still right (ones times ones: k).
+  const int64_t m = 300, n = 8, k = 16;
+  std::vector<uint16_t> a(m * k, lowp::f32ToBf16(1.0f)), b(k * n, lowp::f32ToBf16(1.0f)), c(m * n);
+  cpu::GemmCall g{cpu::GemmType::BF16, false, false, m, n, k, a.data(), k, 0, b.data(), n, 0, c.data(), n, 0, 1};
+  for (int round = 0; round < 2; ++round)
+    for (int64_t rows = 1; rows <= m; ++rows) {
+      std::fill(c.begin(), c.end(), 0);
+      cpu::bf16GemmRows(g, 0, 0, rows);
+      ASSERT_EQ(lowp::bf16ToF32(c[(rows - 1) * n + n - 1]), static_cast<float>(k)) << rows << " rows";
+    }
+  EXPECT_GT(cpu::bf16PrimitivesCached(), 0u);
+  EXPECT_LE(cpu::bf16PrimitivesCached(), 256u);
+}
+
 TEST(CpuBackend, OpenBlasRunsOneThreadPerCallWithKernelsForTheCpusFeatures) {
   std::string what = cpu::gemmLibraryDescription();
   EXPECT_EQ(cpu::openBlasThreads(), 1) << what;
   // The kernels OpenBLAS runs are at the CPU's vector level (Note [Choosing OpenBLAS's kernels]).
-  if (!std::getenv("OPENBLAS_CORETYPE"))
+  if (!std::getenv("OPENBLAS_CORETYPE")) {
     EXPECT_EQ(cpu::betterOpenBlasCore(cpu::openBlasCore(), cpu::hostVectorFeatures()), "") << what;
+  }
 }
 
 TEST(CpuBackend, AnOpenBlasPickBelowTheCpuIsRaisedBeforeProducts) {
@@ -927,6 +945,9 @@ class FailingGroup : public Collectives {
     return nullptr;
   }
   std::unique_ptr<CollectiveFailure> allGather(const Array& x, Array& out, bool) override { return allReduce(x, out, {}); }
+  std::unique_ptr<CollectiveFailure> permute(const Array& x, Array& out, const std::vector<int64_t>&) override {
+    return allReduce(x, out, {});
+  }
 
  private:
   int ok_;

@@ -722,7 +722,7 @@ TEST(Autodiff, EveryOpHasADifferentiationKind) {
                                                    "scatter_max", "cholesky", "triangular_solve", "lu", "qr",
                                                    "eigh", "svd", "psum", "pmax", "pmin", "all_gather",
                                                    "ppermute", "process_sum", "process_max", "process_min",
-                                                   "process_gather"}));
+                                                   "process_gather", "process_permute"}));
   std::vector<Case> cs = cases();
   for (Op op : allOps()) {
     if (diffKind(op) != DiffKind::Smooth) continue;

@@ -521,6 +521,7 @@ std::vector<Case> casesFor(Op op) {
     case OpCategory::ProcessCollective: {  // over this process alone: lane by lane, a copy
       Attrs a;
       a.group = singleProcessGroup();
+      if (op == Op::ProcessPermute) a.axes = {0, 1};  // lane 0's row to lane 1, zeros in lane 0
       cs.push_back(single(op, "one process", {T(dt, {2, 3})}, a));
       break;
     }
@@ -760,6 +761,18 @@ class MirroredProcesses : public Collectives {
     for (int64_t i = 0; i < out.size(); ++i) out.setDouble(i, x.getDouble(i % x.size()));
     return nullptr;
   }
+  // A peer's rows are x's rows of the same local index.
+  std::unique_ptr<CollectiveFailure> permute(const Array& x, Array& out, const std::vector<int64_t>& pairs) override {
+    ++counters.calls;
+    PermutePlan mine = planPermute(pairs, x.shape[0], index_, count_);
+    permuteLocally(mine, index_, x, out);
+    for (int peer = 0; peer < count_; ++peer) {
+      if (peer == index_) continue;
+      std::vector<int64_t> sent = planPermute(pairs, x.shape[0], peer, count_).sendRows[index_];
+      for (size_t k = 0; k < sent.size(); ++k) out.setDouble(mine.receiveRows[peer][k], x.getDouble(sent[k]));
+    }
+    return nullptr;
+  }
 
  private:
   int index_, count_;
@@ -820,6 +833,43 @@ TEST(NamedAxes, PmapCombinesTheLocalLanesThenTheProcesses) {
   EXPECT_EQ(formatArray(out[0]), "[12.0, 12.0, 12.0]");  // (1 + 2 + 3) on each of 2 processes
   EXPECT_EQ(formatArray(out[1]), "[3, 4, 5]");           // process 1 holds lanes 3..5
   EXPECT_EQ(group->counters.calls, 1);
+}
+
+TEST(NamedAxes, PmapPermutesThroughOnePointToPointCollective) {
+  auto group = std::make_shared<MirroredProcesses>(1, 2);
+  Builder b;
+  int x = b.param(Type{DType::F32, {}});
+  Attrs shift = named("i");
+  shift.axes = {0, 1, 1, 2, 2, 3, 3, 4, 4, 5};  // a shift right over 6 lanes; lane 0 gets zeros
+  FuncPtr f = b.ret({b.eqn1(Op::PPermute, {x}, shift)});
+  FuncPtr g = batchFunc(*f, {0}, 3, {0}, Span{}, NamedAxis{"i", group});
+  int permutes = 0, gathers = 0;
+  for (const Eqn& e : g->eqns) {
+    permutes += e.op == Op::ProcessPermute;
+    gathers += e.op == Op::ProcessGather || e.op == Op::Gather;
+  }
+  EXPECT_EQ(permutes, 1);
+  EXPECT_EQ(gathers, 0);  // not an allgather of every lane
+  Array xs(DType::F32, {3});
+  for (int64_t i = 0; i < 3; ++i) xs.setDouble(i, i + 1);
+  // Process 1 holds lanes 3..5: lane 3 gets lane 2 (process 0's third row), 4 and 5 its own 3, 4.
+  EXPECT_EQ(formatArray(interpret(*g, {xs})[0]), "[3.0, 1.0, 2.0]");
+  EXPECT_EQ(group->counters.calls, 1);
+}
+
+TEST(NamedAxes, APermutePlanPairsTheRowsEachProcessSendsWithTheRowsItsPeerReceives) {
+  std::vector<int64_t> pairs{0, 5, 5, 0, 1, 2, 3, 4, 4, 1};  // 6 lanes over 3 processes of 2
+  PermutePlan p0 = planPermute(pairs, 2, 0, 3), p1 = planPermute(pairs, 2, 1, 3), p2 = planPermute(pairs, 2, 2, 3);
+  using Rows = std::vector<int64_t>;
+  EXPECT_EQ(p0.sendRows[2], Rows{0});     // lane 0 to lane 5
+  EXPECT_EQ(p2.receiveRows[0], Rows{1});  // lane 5 is process 2's row 1
+  EXPECT_EQ(p0.sendRows[1], Rows{1});     // lane 1 to lane 2
+  EXPECT_EQ(p1.receiveRows[0], Rows{0});
+  EXPECT_EQ(p1.sendRows[2], Rows{1});     // lane 3 to lane 4
+  EXPECT_EQ(p2.receiveRows[1], Rows{0});
+  EXPECT_EQ(p2.sendRows[0], (Rows{1, 0}));     // lanes 5 and 4, in pair order
+  EXPECT_EQ(p0.receiveRows[2], (Rows{0, 1}));  // to lanes 0 and 1
+  EXPECT_TRUE(p1.sendRows[1].empty());
 }
 
 }  // namespace
