@@ -51,7 +51,7 @@ struct SessionOptions {
   /// starts, E0445-E0447; Note [Choosing NCCL] in driver/session.cpp).
   std::string collectives;
   /// The most bytes reverse mode stores for a scan without `checkpoints=` before it checkpoints
-  /// it (Note [Grad memory budget] in jit/transform/vjp_control.cpp).
+  /// it (Note [Grad memory budget] in jit/transform/grad_budget.cpp).
   uint64_t gradMemoryBudget = kDefaultGradMemoryBudget;
 };
 

@@ -23,7 +23,7 @@ DiffKind diffKind(Op op);
 /// (zeros for integer results).
 FuncPtr jvpFunc(const Func& f, const std::vector<bool>& wrt);
 
-/// The grad memory budget's default: 1 GiB (Note [Grad memory budget] in jit/transform/vjp_control.cpp).
+/// The grad memory budget's default: 1 GiB (Note [Grad memory budget] in jit/transform/grad_budget.cpp).
 constexpr uint64_t kDefaultGradMemoryBudget = uint64_t{1} << 30;
 /// $SCN_GRAD_MEMORY_BUDGET (a size: 1G, 512M, bytes) when set and valid, else the default.
 uint64_t gradMemoryBudgetFromEnvironment();

@@ -145,7 +145,8 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
 /// bytes one step stores, carry included.
 struct ScanResiduals {
   std::vector<bool> saved;
-  uint64_t bytesPerStep = 0;
+  uint64_t bytesPerStep = 0;  // the residuals and the carry of one step
+  uint64_t carryBytes = 0;    // the carry alone
 };
 ScanResiduals scanResiduals(const Func& body, const Attrs& attrs, const VjpOptions& options);
 

@@ -57,7 +57,9 @@ ScanResiduals scanResiduals(const Func& body, const Attrs& attrs, const VjpOptio
     if (used)
       for (int v : body.eqns[i].outputs) r.bytesPerStep += bytesOf(body.type(v));
   }
-  for (int i = 0; i < attrs.numCarry; ++i) r.bytesPerStep += bytesOf(body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]));
+  for (int i = 0; i < attrs.numCarry; ++i)
+    r.carryBytes += bytesOf(body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]));
+  r.bytesPerStep += r.carryBytes;
   return r;
 }
 

@@ -211,7 +211,7 @@ FuncPtr binomialStepBody(const Func& body, const Attrs& attrs, const BinomialSch
 }  // namespace
 
 Forward binomialScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
-                     const VjpOptions& o) {
+                     const VjpOptions& o, Attrs::CheckpointMark budget) {
   const Func& body = *e.subs[0];
   const Attrs& attrs = e.attrs;
   size_t nc = static_cast<size_t>(attrs.numConsts), nk = static_cast<size_t>(attrs.numCarry);
@@ -251,7 +251,7 @@ Forward binomialScan(Builder& b, const Eqn& e, const std::vector<int>& in, const
     slots.push_back(concatRuns(b, rows));
   }
   Eqn eq = e;
-  Backward backward = [eq, in, need, slots, s, nc, nk, nx, o](Builder& bb, const std::vector<Tan>& ct) {
+  Backward backward = [eq, in, need, slots, s, nc, nk, nx, o, budget](Builder& bb, const std::vector<Tan>& ct) {
     const Func& body = *eq.subs[0];
     const Attrs& attrs = eq.attrs;
     int64_t n = attrs.length;
@@ -284,6 +284,8 @@ Forward binomialScan(Builder& b, const Eqn& e, const std::vector<int>& in, const
     Attrs a = outerAttrs(attrs, n, static_cast<int>(2 * nk + nc));
     a.numConsts = static_cast<int>(nc + nx + 2);
     a.reverse = !attrs.reverse;
+    a.checkpointMark.residualBytes = budget.residualBytes;
+    a.checkpointMark.budgetBytes = budget.budgetBytes;
     a.checkpointMark.binomialCarries = s->slotsUsed;
     a.checkpointMark.binomialRecomputedSteps = s->recomputedSteps;
     std::vector<int> r = bb.emit(Op::Scan, std::move(args), std::move(a), {binomialStepBody(body, attrs, *s, nx, o)});

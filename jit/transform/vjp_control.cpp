@@ -148,39 +148,6 @@ std::vector<Tan> inputCotangents(const std::vector<int>& r, size_t nc, size_t nk
   return keepNeeded(cts, need);
 }
 
-Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
-                         Attrs::CheckpointMark mark, const VjpOptions& o);
-
-// Note [Grad memory budget]
-// A scan without `checkpoints=` (Attrs::checkpoints 0) stores one carry and the residuals of
-// one step (Note [Scan residuals]) per step in reverse mode while those n steps' values fit
-// VjpOptions::gradMemoryBudget (1 GiB unless the CLI, the API or SCN_GRAD_MEMORY_BUDGET says
-// otherwise); past it, reverse mode checkpoints the scan as if
-// it were written with checkpoints="sqrt" (Note [Scan checkpoints]): k = ceil(sqrt(n)) stored
-// carries plus one segment's L = ceil(n / k), the fewest the one-level schedule can store. Every
-// k costs the same one extra forward evaluation of each step, so the fewest carries is the best
-// choice; when even those do not fit, they are still the least memory this schedule needs. The
-// switch happens only when it stores fewer carries (k + L < n). The sizes are static (every
-// shape is), so the decision is made once, when the gradient is traced; the gradient is the
-// stored-residual gradient bit for bit either way, and --stats reports the switch with the
-// bytes and the budget (Attrs::CheckpointMark). Nested scans decide on their own sizes.
-
-// The bytes a scan stores in reverse mode without checkpoints: every step's carry and residuals
-// (saturating).
-uint64_t storedBytes(const ScanResiduals& residuals, const Attrs& attrs) {
-  uint64_t perStep = residuals.bytesPerStep;
-  uint64_t n = static_cast<uint64_t>(attrs.length);
-  if (perStep != 0 && n > UINT64_MAX / perStep) return UINT64_MAX;
-  return perStep * n;
-}
-
-// ceil(sqrt(n)), exact in integers.
-int64_t sqrtCheckpoints(int64_t n) {
-  int64_t k = 0;
-  while (k * k < n) ++k;
-  return k;
-}
-
 Forward rematScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
                   const VjpOptions& o);
 
@@ -197,15 +164,8 @@ Forward scan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::ve
   }
   const Func& body = *e.subs[0];
   ScanResiduals residuals = scanResiduals(body, e.attrs, o);
-  if (e.attrs.checkpoints == 0) {
-    uint64_t bytes = storedBytes(residuals, e.attrs);
-    int64_t k = sqrtCheckpoints(n);
-    if (bytes > o.gradMemoryBudget && k + (n + k - 1) / k < n) {
-      Eqn auto_ = e;
-      auto_.attrs.checkpoints = k;
-      return checkpointedScan(b, auto_, in, need, {true, bytes, o.gradMemoryBudget}, o);
-    }
-  }
+  if (e.attrs.checkpoints == 0)
+    if (std::optional<Forward> f = budgetCheckpointedScan(b, e, in, need, residuals, o)) return std::move(*f);
   size_t nc = static_cast<size_t>(e.attrs.numConsts), nk = static_cast<size_t>(e.attrs.numCarry);
   size_t ny = body.results.size() - nk;
   std::vector<bool> saved = residuals.saved;
@@ -544,12 +504,6 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
 
 namespace scn {
 
-uint64_t gradMemoryBudgetFromEnvironment() {
-  if (const char* v = std::getenv("SCN_GRAD_MEMORY_BUDGET"); v && *v)
-    if (std::optional<uint64_t> n = parseByteSize(v)) return *n;
-  return kDefaultGradMemoryBudget;
-}
-
 CheckpointCounts checkpointCounts(const Func& f) {
   CheckpointCounts c;
   for (const Eqn& e : f.eqns)
@@ -563,16 +517,16 @@ CheckpointCounts checkpointCounts(const Func& f) {
       c.residualBytes = std::max(c.residualBytes, inner.residualBytes);
       c.budgetBytes = std::max(c.budgetBytes, inner.budgetBytes);
       const Attrs::CheckpointMark& mark = e.attrs.checkpointMark;
-      if (e.op == Op::Scan) {  // a binomial schedule's backward scan: its figures per run
-        c.storedCarries += mark.binomialCarries;
-        c.recomputedSteps += mark.binomialRecomputedSteps;
-      }
-      if (e.op != Op::Scan || !mark.segments) continue;
-      if (mark.budgetBytes > 0) {
+      if (e.op != Op::Scan) continue;
+      if (mark.budgetBytes > 0) {  // checkpointed by the grad memory budget
         c.automaticScans += 1;
         c.residualBytes = std::max(c.residualBytes, mark.residualBytes);
         c.budgetBytes = std::max(c.budgetBytes, mark.budgetBytes);
       }
+      // a binomial schedule's backward scan: its figures per run
+      c.storedCarries += mark.binomialCarries;
+      c.recomputedSteps += mark.binomialRecomputedSteps;
+      if (!mark.segments) continue;
       c.storedCarries += e.attrs.length;  // one carry per segment
       for (const Eqn& q : sub->eqns)      // the recomputing (storing) scan of the segment
         if (q.op == Op::Scan) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "jit/transform/ad.hpp"
@@ -34,9 +35,19 @@ int flatSegments(Builder& b, int x);
 /// Concatenates pieces along axis 0 in order.
 int concatRuns(Builder& b, std::vector<int> pieces);
 
-/// scan(..., checkpoints=k) with the binomial schedule (Note [Binomial checkpointing]).
+/// scan(..., checkpoints=k) with evenly spaced segments (Note [Scan checkpoints]); `mark`
+/// records why (the budget's figures when the budget chose it).
+Forward checkpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
+                         Attrs::CheckpointMark mark, const VjpOptions& o);
+/// scan(..., checkpoints=k) with the binomial schedule (Note [Binomial checkpointing]); `budget`
+/// carries the grad memory budget's figures when the budget chose it.
 Forward binomialScan(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
-                     const VjpOptions& o);
+                     const VjpOptions& o, Attrs::CheckpointMark budget = {});
+/// A scan without `checkpoints=` checkpointed when storing every step exceeds the grad memory
+/// budget (Note [Grad memory budget] in grad_budget.cpp); nothing when it fits.
+std::optional<Forward> budgetCheckpointedScan(Builder& b, const Eqn& e, const std::vector<int>& in,
+                                              const std::vector<bool>& need, const ScanResiduals& residuals,
+                                              const VjpOptions& o);
 /// A while loop with a static bound (Attrs::length) as a scan of guarded steps.
 Forward boundedWhile(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& need,
                      const VjpOptions& o);

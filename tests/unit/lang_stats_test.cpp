@@ -143,6 +143,36 @@ TEST(Stats, AScanOverTheGradMemoryBudgetIsCheckpointedAndSaysWhy) {
                      "(run `scn --help` for usage)\n");
 }
 
+TEST(Stats, WhereEvenSegmentsExceedTheBudgetTheBinomialSlotsThatFitAreTaken) {
+  // 100 steps of a 4-byte carry: segments store 10 carries and a 10-step segment, 80 bytes. A
+  // 60-byte budget holds 14 carries beside one step: the binomial schedule with 14 slots, the
+  // same as checkpoints=14, and the gradient is unchanged. A 12-byte budget holds 2, whose
+  // schedule would recompute far more than 3 evaluations a step: segments, over the budget.
+  const char* program =
+      "let xs = linspace(-1.0, 1.0, 100)\n"
+      "fn g(w) = grad(|a| sum(scan(|c, x| (tanh(a * c + x), c * c), 0.5, xs).1))(w)\n"
+      "fn stored(w) = grad(|a| sum(scan(|c, x| (tanh(a * c + x), c * c), 0.5, xs, checkpoints=0).1))(w)\n"
+      "fn slots14(w) = grad(|a| sum(scan(|c, x| (tanh(a * c + x), c * c), 0.5, xs, checkpoints=14).1))(w)\n"
+      "print(g(0.9) == slots14(0.9), stored(0.9) == slots14(0.9))\n";
+  Outcome r = scn("--backend=interp --stats --grad-memory-budget=60", program);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("true true\n"), std::string::npos) << r.out;
+  std::string err = withoutTimes(r.err);
+  EXPECT_NE(err.find("stats:   g: calls=1 compiles=1 cache-hits=0 compile=#ms run=#ms peak=- checkpointed-carries=14 "
+                     "recomputed-steps=87 auto-checkpointed=1 uncheckpointed-residuals=400B grad-memory-budget=60B "
+                     "compiled for g(f32[])\n"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("stats:   slots14: calls=2 compiles=1 cache-hits=0 compile=#ms run=#ms peak=- checkpointed-carries=28 "
+                     "recomputed-steps=174 compiled for slots14(f32[])\n"),
+            std::string::npos) << err;
+  Outcome small = scn("--backend=interp --stats --grad-memory-budget=12", program);
+  EXPECT_EQ(small.status, 0) << small.err;
+  EXPECT_NE(small.out.find("true true\n"), std::string::npos) << small.out;
+  EXPECT_NE(withoutTimes(small.err).find("g: calls=1 compiles=1 cache-hits=0 compile=#ms run=#ms peak=- "
+                                         "checkpointed-carries=10 recomputed-steps=100 auto-checkpointed=1"),
+            std::string::npos) << small.err;
+}
+
 /// The peak= bytes of function `fn` in a --stats summary; -1 when absent.
 double summaryPeak(const std::string& err, const std::string& fn) {
   size_t at = err.find("stats:   " + fn + ": ");

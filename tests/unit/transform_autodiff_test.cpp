@@ -456,29 +456,43 @@ TEST(ScanCheckpoints, TheBinomialScheduleGivesTheStoredResidualGradientsBitForBi
 }
 
 TEST(GradMemoryBudget, AScanOverTheBudgetIsCheckpointedWithTheSameGradients) {
-  // 10 steps of an f64[3] carry and its product (tanh's derivative reads it) store 480 bytes:
-  // under a 100-byte budget reverse mode
-  // checkpoints the scan itself (ceil(sqrt(10)) = 4 carries), with the gradients bit for bit.
+  // 10 steps of an f64[3] carry (24 bytes) and its product (tanh's derivative reads it) store
+  // 480 bytes. Under a 300-byte budget reverse mode checkpoints the scan itself with segments
+  // (ceil(sqrt(10)) = 4 carries and a 3-step segment: 240 bytes). Under 100 bytes even those do
+  // not fit: the binomial schedule with the 2 carries that fit beside one step's 48 bytes. The
+  // gradients are the stored ones bit for bit either way.
   std::mt19937 rng(5);
   for (bool reverse : {false, true}) {
     SCOPED_TRACE(reverse ? "reverse" : "forward");
     FuncPtr plain = vjpFunc(*rnnScan(10, 0, reverse), {true, true, true});
-    VjpOptions small;
-    small.gradMemoryBudget = 100;
-    FuncPtr budgeted = vjpFunc(*rnnScan(10, 0, reverse), {true, true, true}, small);
-    ASSERT_EQ(verify(*budgeted), "") << printFunc(*budgeted);
-    EXPECT_EQ(printFunc(*budgeted), printFunc(*vjpFunc(*rnnScan(10, 4, reverse), {true, true, true})))
-        << "the budget's schedule is checkpoints=\"sqrt\"";
-    CheckpointCounts auto_ = checkpointCounts(*budgeted);
-    EXPECT_EQ(auto_.automaticScans, 1);
-    EXPECT_EQ(auto_.residualBytes, 480u);
-    EXPECT_EQ(auto_.budgetBytes, 100u);
-    EXPECT_EQ(auto_.storedCarries, 4);
     EXPECT_EQ(checkpointCounts(*plain).automaticScans, 0);
     std::vector<Array> args;
     for (Type t : plain->paramTypes()) args.push_back(draw(t, -1, 1, rng));
-    std::vector<Array> want = interpret(*plain, args), got = interpret(*budgeted, args);
-    expectBitForBit(got, want);
+    std::vector<Array> want = interpret(*plain, args);
+    FuncPtr binomial2 = rnnScan(10, 2, reverse);
+    const_cast<Attrs&>(binomial2->eqns[0].attrs).binomial = true;
+    struct Expected {
+      uint64_t budget;
+      FuncPtr same;  // the scan with the checkpoints= the budget should choose
+      int64_t carries;
+    };
+    for (const Expected& x : {Expected{300, rnnScan(10, 4, reverse), 4}, Expected{100, binomial2, 2}}) {
+      SCOPED_TRACE("budget " + std::to_string(x.budget));
+      VjpOptions small;
+      small.gradMemoryBudget = x.budget;
+      FuncPtr budgeted = vjpFunc(*rnnScan(10, 0, reverse), {true, true, true}, small);
+      ASSERT_EQ(verify(*budgeted), "") << printFunc(*budgeted);
+      FuncPtr chosen = vjpFunc(*x.same, {true, true, true});
+      CheckpointCounts auto_ = checkpointCounts(*budgeted), explicit_ = checkpointCounts(*chosen);
+      EXPECT_EQ(auto_.automaticScans, 1);
+      EXPECT_EQ(auto_.residualBytes, 480u);
+      EXPECT_EQ(auto_.budgetBytes, x.budget);
+      EXPECT_EQ(auto_.storedCarries, x.carries);
+      EXPECT_EQ(auto_.recomputedSteps, explicit_.recomputedSteps);
+      EXPECT_EQ(explicit_.automaticScans, 0);
+      expectBitForBit(interpret(*budgeted, args), want);
+      expectBitForBit(interpret(*chosen, args), want);
+    }
   }
 }
 
