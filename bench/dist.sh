@@ -11,14 +11,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/raw" "$ROOT/bench/dist/allreduce_raw.c"
 mpirun --oversubscribe -np 2 "$tmp/raw" > "$tmp/raw.txt"
-mpirun --oversubscribe -np 2 "$SCN" --stats "$ROOT/bench/dist/psum.scn" 2> "$tmp/scn.txt" > /dev/null
+# --tag-output: the two processes' lines interleave; each is tagged with its rank ([1,0]...)
+mpirun --oversubscribe --tag-output -np 2 "$SCN" --stats "$ROOT/bench/dist/psum.scn" 2> "$tmp/scn.txt" > /dev/null
 # the median run= of the 11 calls of each size (the first is traced; its run time counts too)
 python3 - "$tmp/raw.txt" "$tmp/scn.txt" <<'PY'
 import re, statistics, sys
 raw = [l.split() for l in open(sys.argv[1])]
-runs = [float(m.group(1)) for l in open(sys.argv[2]) if l.startswith("stats: step ")
-        for m in [re.search(r"run=([0-9.]+)ms", l)] if m]
-runs = runs[:len(runs) // 2]  # process 0's lines come first (stderr of both processes)
+runs = [float(m.group(1)) for l in open(sys.argv[2]) if re.match(r"\[\d+,0\]<stderr>:\s*stats: step ", l)
+        for m in [re.search(r"run=([0-9.]+)ms", l)] if m]  # process 0's
 print("| bytes | raw MPI_Allreduce us | scn psum us | ratio |")
 print("|---|---|---|---|")
 for k, (_, b, us) in enumerate(raw):
