@@ -1,5 +1,6 @@
-// The pipeline: custom calls inlined, associative-scan rounds (for some backends), scan-to-map,
-// drop-identity-reshapes, dead-code elimination, then (in the backend) the lowering to kernel IR.
+// The pipeline: custom calls inlined, associative-scan rounds (for some backends), hoisted scan
+// products, scan-to-map, drop-identity-reshapes, dead-code elimination, then (in the backend)
+// the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
 #include <algorithm>
@@ -228,6 +229,9 @@ const std::vector<Pass>& pipelinePasses() {
       // Before scan-to-map, which then batches the rounds of a scan body like any map-like ops.
       {"expand-associative-scans", "associative_scan ops become log-depth odd-even rounds",
        [](Func& f, Opts) { return expandAssociativeScans(f); }, &PipelineOptions::expandAssociativeScans},
+      // Before scan-to-map: a carry-less scan becomes a map either way.
+      {"hoist-scan-products", "products of scan bodies that read xs but not the carry run once for every step, before the scan",
+       [](Func& f, Opts) { return hoistScanProducts(f); }},
       // Early, so the maps it creates are simplified and cleaned by the passes after it.
       {"scan-to-map", "carry-less scans over map-like bodies become one batched map",
        [](Func& f, Opts) { return scanToMap(f); }},

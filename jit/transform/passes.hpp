@@ -53,6 +53,10 @@ FuncPtr runPipeline(const Func& f, const PipelineOptions& opts);
 /// "// after dce of f(f32[4])": the first line --print-after prints for a stage.
 std::string printAfterHeading(const std::string& stage, const std::string& label);
 
+/// Takes the products of scan bodies that read xs but not the carry out of the loop, batched
+/// over the steps (Note [Hoisted scan products] in hoist_scan_products.cpp); whether any moved.
+bool hoistScanProducts(Func& f);
+
 /// A deep copy: sub-functions are copied too, so passes never change a shared body.
 FuncPtr cloneFunc(const Func& f);
 

@@ -7,6 +7,7 @@
 
 #include "base/diagnostics.hpp"
 #include "jit/transform/ad.hpp"
+#include "jit/transform/passes.hpp"
 
 namespace scn {
 
@@ -283,7 +284,11 @@ FuncPtr vjpFuncSaving(const Func& f, const std::vector<bool>& wrt, const std::ve
 }  // namespace ad
 
 FuncPtr vjpFunc(const Func& f, const std::vector<bool>& wrt, const VjpOptions& options) {
-  return ad::vjpFuncSaving(f, wrt, {}, {}, options);
+  // Hoisted first, so the transposes of the hoisted products run after the backward scan too
+  // (Note [Hoisted scan products]).
+  FuncPtr hoisted = cloneFunc(f);
+  hoistScanProducts(*hoisted);
+  return ad::vjpFuncSaving(*hoisted, wrt, {}, {}, options);
 }
 
 }  // namespace scn

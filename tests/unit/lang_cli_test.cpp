@@ -189,6 +189,7 @@ TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
   r = shell(kSinPlusOne + "$SCN --backend=cpu --print-after=all \"$ERR.scn\" 2> \"$ERR\"; echo $?; rm -f \"$ERR.scn\"");
   EXPECT_EQ(r.out, "// after inline-custom-calls of f(f32[4]): unchanged\n"
                    "// after widen-low-precision of f(f32[4]): unchanged\n"
+                   "// after hoist-scan-products of f(f32[4]): unchanged\n"
                    "// after scan-to-map of f(f32[4]): unchanged\n"
                    "// after drop-identity-reshapes of f(f32[4]): unchanged\n"
                    "// after dce of f(f32[4]): unchanged\n// after lower of f(f32[4])\n" + kSinPlusOneKernels +
@@ -199,7 +200,7 @@ TEST(CliStages, AnUnknownPassListsEveryStage) {
   Shell r = shell("$SCN --print-after=fuse -e 1 2> \"$ERR\"; echo $?");
   EXPECT_EQ(r.out, "2\n");
   EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, "
-                   "inline-custom-calls, widen-low-precision, expand-associative-scans, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
+                   "inline-custom-calls, widen-low-precision, expand-associative-scans, hoist-scan-products, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
 }
 
 }  // namespace

@@ -13,9 +13,15 @@ import numpy as np
 from case import Case
 
 
+def eighths(x):
+    """x rounded to multiples of 1/8: products and sums of a few such numbers are exact, so the
+    inputs made from them are the same bits whichever BLAS kernel numpy's matmul runs on this CPU."""
+    return np.round(x * 8) / 8
+
+
 def spd(r, batch, n, dtype=np.float32):
     """Symmetric positive definite matrices with a spread of eigenvalues."""
-    m = r.standard_normal(batch + (n, n))
+    m = eighths(r.standard_normal(batch + (n, n)))
     return (m @ np.swapaxes(m, -1, -2) + n * np.eye(n)).astype(dtype)
 
 
@@ -27,7 +33,7 @@ def general(r, shape, dtype=np.float32):
 
 def hpd(r, batch, n, dtype=np.complex64):
     """Hermitian positive definite complex matrices: m m^H plus n on the diagonal."""
-    m = r.standard_normal(batch + (n, n)) + 1j * r.standard_normal(batch + (n, n))
+    m = eighths(r.standard_normal(batch + (n, n))) + 1j * eighths(r.standard_normal(batch + (n, n)))
     return (m @ np.conj(np.swapaxes(m, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
