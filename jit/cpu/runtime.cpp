@@ -18,6 +18,14 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+// Note [Late workers]
+// A worker that another process keeps off its core may wake for a job only milliseconds after
+// it was posted. The caller takes chunks too, and when it has taken the last one it waits only
+// for the workers that joined the job (and hold chunks), not for those that have not woken
+// yet: it closes the job, and a worker that wakes to a closed job goes back to sleep. Waiting
+// for every worker's wake-up cost a scheduler time slice per parallel call under one busy core
+// (W1 makes 32 of them a call), and on an idle machine a small kernel no longer waits for the
+// worker's wake-up when the caller has already done all of it.
 void ThreadPool::work(int id) {
   uint64_t seen = 0;
   for (;;) {
@@ -28,13 +36,15 @@ void ThreadPool::work(int id) {
       start_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
+      if (closed_) continue;
+      ++active_;
       job = job_;
       n = n_;
     }
     runChunks(*job, n);
     {
       std::lock_guard<std::mutex> lock(m_);
-      if (--pending_ == 0) done_.notify_one();
+      if (--active_ == 0) done_.notify_one();
     }
   }
 }
@@ -65,13 +75,15 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     job_ = &body;
     n_ = n;
     nextChunk_.store(0);
-    pending_ = static_cast<int>(workers_.size());
+    active_ = 0;
+    closed_ = false;
     ++generation_;
   }
   start_.notify_all();
   runChunks(body, n);
   std::unique_lock<std::mutex> lock(m_);
-  done_.wait(lock, [&] { return pending_ == 0; });
+  closed_ = true;  // Note [Late workers]
+  done_.wait(lock, [&] { return active_ == 0; });
   job_ = nullptr;
 }
 

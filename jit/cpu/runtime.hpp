@@ -45,7 +45,8 @@ class ThreadPool {
   int64_t n_ = 0;
   std::atomic<int64_t> nextChunk_{0};
   uint64_t generation_ = 0;
-  int pending_ = 0;
+  int active_ = 0;      // workers that joined the current job and have not finished it
+  bool closed_ = true;  // the caller ran out of chunks: late workers skip the job (Note [Late workers])
   bool stop_ = false;
 };
 
