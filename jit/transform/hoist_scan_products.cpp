@@ -102,6 +102,30 @@ bool worthHoisting(const Eqn& scan, const HoistPlan& plan) {
   return stacked <= kHoistedBytesLimit;
 }
 
+// Removes the consts and xs of `scan` that its body no longer reads (those only the hoisted
+// equations read). Reverse mode, which sees the scan before dce does, would otherwise give each
+// such const a cotangent accumulator of zeros carried through every step of the backward scan.
+void dropUnreadInputs(Eqn& scan) {
+  Func& body = *scan.subs[0];
+  std::vector<bool> read(body.types.size(), false);
+  for (const Eqn& e : body.eqns)
+    for (int v : e.inputs) read[v] = true;
+  for (int r : body.results) read[r] = true;
+  const int nc = scan.attrs.numConsts, nk = scan.attrs.numCarry;
+  std::vector<int> params, inputs;
+  int consts = 0;
+  for (size_t i = 0; i < body.params.size(); ++i) {
+    bool carry = static_cast<int>(i) >= nc && static_cast<int>(i) < nc + nk;
+    if (!carry && !read[body.params[i]]) continue;
+    params.push_back(body.params[i]);
+    inputs.push_back(scan.inputs[i]);
+    consts += static_cast<int>(i) < nc;
+  }
+  body.params = std::move(params);
+  scan.inputs = std::move(inputs);
+  scan.attrs.numConsts = consts;
+}
+
 // Emits the hoisted equations of `scan` into dst, batched over its steps, and rewrites the scan
 // to read their results as new consts (computed from consts only) and new xs (per step).
 Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan) {
@@ -155,6 +179,7 @@ Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan) {
   }
   for (int& r : rest->results) r = rename[r];
   rewritten.subs = {rest};
+  dropUnreadInputs(rewritten);
   return rewritten;
 }
 

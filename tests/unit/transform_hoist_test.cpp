@@ -94,7 +94,9 @@ TEST(HoistScanProducts, TheInputProductRunsOnceForEveryStepBeforeTheScan) {
     if (e.op == Op::DotGeneral) {
       EXPECT_EQ(g->type(e.outputs[0]).shape, (Shape{5, 2, 3}));
     }
-  EXPECT_EQ(scan.inputs.size(), 5u);
+  // w and xs were read only by the hoisted equations: the scan no longer takes them.
+  EXPECT_EQ(scan.attrs.numConsts, 1);
+  EXPECT_EQ(scan.inputs.size(), 3u);  // u, h0, the stacked products
   EXPECT_EQ(g->type(scan.inputs.back()).shape, (Shape{5, 2, 3}));
   EXPECT_EQ(verify(*g), "");
   expectClose(interpret(*f, rnnInputs(5)), interpret(*g, rnnInputs(5)));
@@ -137,6 +139,14 @@ TEST(HoistScanProducts, ReverseModeTransposesTheHoistedProductAfterTheBackwardSc
   EXPECT_EQ(outside, 2);  // the forward product and the transpose for w
   // Forward: h @ u. Backward: the cotangents of h (ct @ u^T) and of u (h^T @ ct).
   EXPECT_EQ(inScans, 3);
+  // The backward scan carries the cotangents of h and u, not one of zeros for w, which the
+  // hoisted scan no longer takes.
+  for (const Eqn& e : g->eqns)
+    if (e.op == Op::Scan && e.attrs.reverse) {
+      EXPECT_EQ(e.attrs.numCarry, 2);
+      for (int k = 0; k < e.attrs.numCarry; ++k)
+        EXPECT_NE(g->type(e.outputs[static_cast<size_t>(k)]).shape, (Shape{4, 3}));
+    }
   EXPECT_EQ(verify(*g), "");
 }
 
