@@ -89,6 +89,8 @@ struct Type {
 };
 /// "f32[3,4]", "i32[]"
 std::string typeString(const Type& t);
+/// The bytes a value of type t takes.
+inline uint64_t byteSize(const Type& t) { return static_cast<uint64_t>(numElements(t.shape)) * dtypeSize(t.dtype); }
 
 struct Func;
 using FuncPtr = std::shared_ptr<Func>;
@@ -171,6 +173,12 @@ struct Attrs {
   bool resultGather = false;  // ProcessGather: it assembles a pmap's results (counted apart)
   std::shared_ptr<const CustomRule> custom;  // Cond: the call of a custom_jvp / custom_vjp function
 };
+
+/// Whether input `i` of a scan with these attrs (and param i of its body) is a carry, rather than
+/// a const or an xs.
+inline bool isScanCarry(const Attrs& scan, size_t i) {
+  return static_cast<int>(i) >= scan.numConsts && static_cast<int>(i) < scan.numConsts + scan.numCarry;
+}
 
 /// One equation: outputs = op[attrs, subs](inputs).
 struct Eqn {

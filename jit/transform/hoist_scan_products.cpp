@@ -34,7 +34,6 @@ namespace {
 
 constexpr uint64_t kHoistedBytesLimit = uint64_t{64} << 20;
 
-uint64_t bytesOf(const Type& t) { return static_cast<uint64_t>(numElements(t.shape)) * dtypeSize(t.dtype); }
 
 // The equations of a scan body to hoist (per equation) and the values they compute that the
 // rest of the body reads (the hoisted function's results).
@@ -48,15 +47,14 @@ struct HoistPlan {
 // step's kernels, rather than passed in as a const.
 bool keptInBody(const HoistPlan& plan, const Eqn& e, size_t i) { return !plan.hoisted[i] || e.inputs.empty(); }
 
-HoistPlan planHoist(const Func& body, int numConsts, int numCarry) {
+HoistPlan planHoist(const Func& body, const Attrs& scan) {
   HoistPlan plan;
   // invariant: computable from consts and xs alone by map-like equations; fromXs: reads xs.
   std::vector<bool> invariant(body.types.size(), false), fromXs(body.types.size(), false);
   for (size_t i = 0; i < body.params.size(); ++i) {
     int p = body.params[i];
-    bool carry = static_cast<int>(i) >= numConsts && static_cast<int>(i) < numConsts + numCarry;
-    invariant[p] = !carry;
-    fromXs[p] = static_cast<int>(i) >= numConsts + numCarry;
+    invariant[p] = !isScanCarry(scan, i);
+    fromXs[p] = static_cast<int>(i) >= scan.numConsts + scan.numCarry;
   }
   std::vector<int> roots;
   for (const Eqn& e : body.eqns) {
@@ -98,7 +96,7 @@ bool worthHoisting(const Eqn& scan, const HoistPlan& plan) {
   if (plan.results.empty()) return false;
   uint64_t stacked = 0;
   for (size_t j = 0; j < plan.results.size(); ++j)
-    if (plan.perStep[j]) stacked += bytesOf(scan.subs[0]->type(plan.results[j])) * static_cast<uint64_t>(scan.attrs.length);
+    if (plan.perStep[j]) stacked += byteSize(scan.subs[0]->type(plan.results[j])) * static_cast<uint64_t>(scan.attrs.length);
   return stacked <= kHoistedBytesLimit;
 }
 
@@ -111,12 +109,11 @@ void dropUnreadInputs(Eqn& scan) {
   for (const Eqn& e : body.eqns)
     for (int v : e.inputs) read[v] = true;
   for (int r : body.results) read[r] = true;
-  const int nc = scan.attrs.numConsts, nk = scan.attrs.numCarry;
+  const int nc = scan.attrs.numConsts;
   std::vector<int> params, inputs;
   int consts = 0;
   for (size_t i = 0; i < body.params.size(); ++i) {
-    bool carry = static_cast<int>(i) >= nc && static_cast<int>(i) < nc + nk;
-    if (!carry && !read[body.params[i]]) continue;
+    if (!isScanCarry(scan.attrs, i) && !read[body.params[i]]) continue;
     params.push_back(body.params[i]);
     inputs.push_back(scan.inputs[i]);
     consts += static_cast<int>(i) < nc;
@@ -130,15 +127,14 @@ void dropUnreadInputs(Eqn& scan) {
 // to read their results as new consts (computed from consts only) and new xs (per step).
 Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan) {
   const Func& body = *scan.subs[0];
-  const int nc = scan.attrs.numConsts, nk = scan.attrs.numCarry;
+  const int nc = scan.attrs.numConsts;
   Func pre;
   pre.name = body.name + "_hoisted";
   pre.types = body.types;
   std::vector<std::optional<int>> inAxes;
   std::vector<int> args;
   for (size_t i = 0; i < body.params.size(); ++i) {
-    bool carry = static_cast<int>(i) >= nc && static_cast<int>(i) < nc + nk;
-    if (carry) continue;
+    if (isScanCarry(scan.attrs, i)) continue;
     pre.params.push_back(body.params[i]);
     args.push_back(scan.inputs[i]);
     inAxes.push_back(static_cast<int>(i) < nc ? std::nullopt : std::optional<int>(0));
@@ -199,7 +195,7 @@ bool hoistScanProducts(Func& f) {
     bool candidate = e.op == Op::Scan && e.attrs.length > 0 && e.attrs.checkpoints <= 0 &&
                      e.attrs.remat == Attrs::Remat::None;
     HoistPlan plan;
-    if (candidate) plan = planHoist(*e.subs[0], e.attrs.numConsts, e.attrs.numCarry);
+    if (candidate) plan = planHoist(*e.subs[0], e.attrs);
     if (!candidate || !worthHoisting(e, plan)) {
       rebuilt.eqns.push_back(e);
       continue;

@@ -141,8 +141,7 @@ bool pruneScan(Eqn& e, const std::vector<bool>& live) {
   }
   std::vector<bool> keepIn(e.inputs.size(), true);
   for (size_t i = 0; i < keepIn.size(); ++i) {
-    bool carry = static_cast<int>(i) >= nc && static_cast<int>(i) < nc + nk;
-    keepIn[i] = carry ? keepOut[i - nc] : reads[body.params[i]];
+    keepIn[i] = isScanCarry(e.attrs, i) ? keepOut[i - nc] : reads[body.params[i]];
   }
   if (std::all_of(keepOut.begin(), keepOut.end(), [](bool b) { return b; }) &&
       std::all_of(keepIn.begin(), keepIn.end(), [](bool b) { return b; }))

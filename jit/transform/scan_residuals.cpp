@@ -33,8 +33,6 @@ std::vector<bool> stepVarying(const Func& body, const Attrs& attrs) {
   return varying;
 }
 
-uint64_t bytesOf(const Type& t) { return static_cast<uint64_t>(numElements(t.shape)) * dtypeSize(t.dtype); }
-
 }  // namespace
 
 ScanResiduals scanResiduals(const Func& body, const Attrs& attrs, const VjpOptions& o) {
@@ -55,10 +53,10 @@ ScanResiduals scanResiduals(const Func& body, const Attrs& attrs, const VjpOptio
     param += body.eqns[i].outputs.size();
     r.saved[i] = used;
     if (used)
-      for (int v : body.eqns[i].outputs) r.bytesPerStep += bytesOf(body.type(v));
+      for (int v : body.eqns[i].outputs) r.bytesPerStep += byteSize(body.type(v));
   }
   for (int i = 0; i < attrs.numCarry; ++i)
-    r.carryBytes += bytesOf(body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]));
+    r.carryBytes += byteSize(body.type(body.params[static_cast<size_t>(attrs.numConsts + i)]));
   r.bytesPerStep += r.carryBytes;
   return r;
 }
