@@ -83,9 +83,13 @@ void prepareOnce() {
 // (batch entries, and row blocks of C when the batch alone gives too few) that scn's pool takes
 // in chunks (Note [Dynamic chunks]), so a core that another process holds delays only the
 // pieces it took. A row block costs a repacking of B, which is why blocks keep >= kMinRows rows.
+// A product with too few rows for enough such blocks (a recurrent step: m = the batch, 32) is
+// also cut into column blocks of >= kMinCols columns, each repacking A: otherwise it ran on one
+// core (the GRU's per-step products, issue 18).
 constexpr double kParallelFlops = 1 << 21;  // below, the pool's wake-up costs more than it gains
 constexpr int64_t kPiecesPerThread = 8;
 constexpr int64_t kMinRows = 32;
+constexpr int64_t kMinCols = 128;
 
 }  // namespace
 
@@ -125,6 +129,25 @@ void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   else
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, static_cast<const float*>(g.a) + aOff, lda,
                 static_cast<const float*>(g.b) + bOff, ldb, 0.0f, static_cast<float*>(g.c) + cOff, ldc);
+}
+
+size_t elementBytes(GemmType t) {
+  switch (t) {
+    case GemmType::F64: case GemmType::C64: return 8;
+    case GemmType::C128: return 16;
+    case GemmType::BF16: return 2;
+    default: return 4;
+  }
+}
+
+/// Columns [c0, c1) of g's product: the same call on those columns of op(B) and C.
+GemmCall columns(const GemmCall& g, int64_t c0, int64_t c1) {
+  GemmCall s = g;
+  size_t es = elementBytes(g.dtype);
+  s.b = static_cast<const char*>(g.b) + static_cast<size_t>(g.transB ? c0 * g.ldb : c0) * es;
+  s.c = static_cast<char*>(g.c) + static_cast<size_t>(c0) * es;
+  s.n = c1 - c0;
+  return s;
 }
 
 }  // namespace
@@ -188,13 +211,17 @@ void runGemm(ThreadPool* pool, const GemmCall& g) {
     return;
   }
   int64_t want = kPiecesPerThread * threads;
-  int64_t blocks = g.batch >= want ? 1
-                                   : std::clamp<int64_t>((want + g.batch - 1) / g.batch, 1,
-                                                         std::max<int64_t>(1, g.m / kMinRows));
+  int64_t perEntry = g.batch >= want ? 1 : (want + g.batch - 1) / g.batch;
+  int64_t rows = std::clamp<int64_t>(perEntry, 1, std::max<int64_t>(1, g.m / kMinRows));
+  int64_t cols = g.dtype == GemmType::BF16  // bf16: a oneDNN primitive per width; rows only
+                     ? 1
+                     : std::clamp<int64_t>((perEntry + rows - 1) / rows, 1, std::max<int64_t>(1, g.n / kMinCols));
+  int64_t blocks = rows * cols;
   pool->parallelFor(g.batch * blocks, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      int64_t b = i / blocks, r = i % blocks;
-      gemmRows(g, b, g.m * r / blocks, g.m * (r + 1) / blocks);
+      int64_t b = i / blocks, r = i % blocks / cols, c = i % cols;
+      GemmCall piece = cols == 1 ? g : columns(g, g.n * c / cols, g.n * (c + 1) / cols);
+      gemmRows(piece, b, g.m * r / rows, g.m * (r + 1) / rows);
     }
   });
 }

@@ -540,7 +540,9 @@ TEST(CpuBackend, BigArraysTakeTheParallelPath) {
 TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
   // Products big enough for the pool (Note [One thread pool for GEMM]): one matrix cut into row
   // blocks (m = 100 is no multiple of a block), transposed operands (a block of op(A) = A^T is
-  // a column range of A), and a batch of 3 also cut into blocks. Entries are multiples of 1/4
+  // a column range of A), a batch of 3 also cut into blocks, and products with too few rows for
+  // row blocks cut into column blocks (m = 20; a block of op(B) = B^T is a row range of B,
+  // n = 520 is no multiple of a block). Entries are multiples of 1/4
   // in [-3, 3], so every sum is exact in f32 and any order of accumulation gives the same bits.
   auto quarters = [](DType t, Shape s) {
     Array x = randomArray(t, s, seed++, false);
@@ -558,7 +560,9 @@ TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
                                            {{96, 100}, {96, 130}, {0}, {0}, {}, {}},
                                            {{100, 96}, {130, 96}, {1}, {1}, {}, {}},
                                            {{3, 100, 64}, {3, 64, 70}, {2}, {1}, {0}, {0}},
-                                           {{3, 64, 100}, {3, 70, 64}, {1}, {2}, {0}, {0}}}) {
+                                           {{3, 64, 100}, {3, 70, 64}, {1}, {2}, {0}, {0}},
+                                           {{20, 128}, {128, 520}, {1}, {0}, {}, {}},
+                                           {{128, 20}, {520, 128}, {0}, {1}, {}, {}}}) {
       Builder b("gemm_blocks");
       int x = b.param(ty(t, d.l)), y = b.param(ty(t, d.r));
       Attrs a;
