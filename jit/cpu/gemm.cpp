@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "base/diagnostics.hpp"
 #include "jit/cpu/gemm_bf16.hpp"
 #include "jit/cpu/runtime.hpp"
 
@@ -107,6 +108,8 @@ namespace {
 
 /// Rows [r0, r1) of C for batch entry b, with one single-threaded library call.
 void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
+  SCN_ASSERT(!g.accumulate || g.dtype == GemmType::F32 || g.dtype == GemmType::F64,
+             "an accumulating product of a type without one");
   if (g.dtype == GemmType::BF16) return bf16GemmRows(g, b, r0, r1);
   CBLAS_TRANSPOSE ta = g.transA ? CblasTrans : CblasNoTrans;
   CBLAS_TRANSPOSE tb = g.transB ? CblasTrans : CblasNoTrans;
@@ -125,10 +128,12 @@ void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
     else cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, one64, a, lda, bp, ldb, zero64, c, ldc);
   } else if (g.dtype == GemmType::F64)
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, static_cast<const double*>(g.a) + aOff, lda,
-                static_cast<const double*>(g.b) + bOff, ldb, 0.0, static_cast<double*>(g.c) + cOff, ldc);
+                static_cast<const double*>(g.b) + bOff, ldb, g.accumulate ? 1.0 : 0.0,
+                static_cast<double*>(g.c) + cOff, ldc);
   else
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, static_cast<const float*>(g.a) + aOff, lda,
-                static_cast<const float*>(g.b) + bOff, ldb, 0.0f, static_cast<float*>(g.c) + cOff, ldc);
+                static_cast<const float*>(g.b) + bOff, ldb, g.accumulate ? 1.0f : 0.0f,
+                static_cast<float*>(g.c) + cOff, ldc);
 }
 
 size_t elementBytes(GemmType t) {

@@ -25,7 +25,8 @@ enum class GemmType : int32_t {
 /// The routine for products of t (f32's for the types without their own).
 GemmType gemmTypeOf(DType t);
 
-/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major (alpha 1, beta 0).
+/// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major (alpha 1, beta 0); with accumulate
+/// (f32 and f64), C[b] += op(A[b]) @ op(B[b]) (beta 1).
 struct GemmCall {
   GemmType dtype;
   bool transA, transB;
@@ -36,6 +37,7 @@ struct GemmCall {
   int64_t ldb, strideB;
   void* c;
   int64_t ldc, strideC, batch;
+  bool accumulate = false;
 };
 
 /// Runs g on pool (null: on the caller), each library call single-threaded.

@@ -77,7 +77,7 @@ void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** b
 /// context's pool (Note [One thread pool for GEMM]).
 void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
               int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
-              int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch);
+              int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch, int32_t accumulate);
 /// The Sort step (kir::SortRows): stable permutations of rows of keys, on the context's pool
 /// (jit/cpu/sort.hpp); keyType and permType are DType values.
 /// The Linalg step (kir::LinalgStep, Note [Calling LAPACK] in jit/cpu/lapack.cpp): op and dtype

@@ -149,16 +149,16 @@ class DeviceStepTarget : public StepTarget {
     int ta = g.transB ? kCublasOpT : kCublasOpN, tb = g.transA ? kCublasOpT : kCublasOpN;
     int st;
     if (g.dtype == DType::F32) {
-      float one = 1, zero = 0;
+      float one = 1, beta = g.accumulate ? 1 : 0;
       st = c_.cublas->sgemmStridedBatched(
           h, ta, tb, int(g.n), int(g.m), int(g.k), &one, static_cast<const float*>(b), int(g.ldb),
-          g.strideB, static_cast<const float*>(a), int(g.lda), g.strideA, &zero,
+          g.strideB, static_cast<const float*>(a), int(g.lda), g.strideA, &beta,
           static_cast<float*>(c), int(g.ldc), g.strideC, int(g.batch));
     } else if (g.dtype == DType::F64) {
-      double one = 1, zero = 0;
+      double one = 1, beta = g.accumulate ? 1 : 0;
       st = c_.cublas->dgemmStridedBatched(
           h, ta, tb, int(g.n), int(g.m), int(g.k), &one, static_cast<const double*>(b), int(g.ldb),
-          g.strideB, static_cast<const double*>(a), int(g.lda), g.strideA, &zero,
+          g.strideB, static_cast<const double*>(a), int(g.lda), g.strideA, &beta,
           static_cast<double*>(c), int(g.ldc), g.strideC, int(g.batch));
     } else {
       internalError(std::string("GEMM step of dtype ") + dtypeName(g.dtype));

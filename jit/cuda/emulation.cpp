@@ -250,7 +250,7 @@ void hostGemm(const kir::Gemm& g, const T* a, const T* b, T* c) {
           T y = g.transB ? B[j * g.ldb + l] : B[l * g.ldb + j];
           acc += x * y;
         }
-        C[i * g.ldc + j] = acc;
+        C[i * g.ldc + j] = g.accumulate ? C[i * g.ldc + j] + acc : acc;
       }
   }
 }

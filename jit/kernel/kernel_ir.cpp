@@ -329,7 +329,7 @@ void printSteps(std::ostream& os, const Program& p, const std::vector<Step>& ste
            << " lda=" << g.lda << " ldb=" << g.ldb << " ldc=" << g.ldc << " strides=("
            << g.strideA << "," << g.strideB << "," << g.strideC << ") ";
         printLoc(os, g.c);
-        os << " = ";
+        os << (g.accumulate ? " += " : " = ");
         printLoc(os, g.a);
         os << " @ ";
         printLoc(os, g.b);

@@ -195,10 +195,12 @@ struct Loc {
   ExprP offset;
 };
 
-/// A (batched) row-major GEMM: C[b] = op(A[b]) @ op(B[b]), b in 0..batch.
+/// A (batched) row-major GEMM: C[b] = op(A[b]) @ op(B[b]), b in 0..batch; with accumulate,
+/// C[b] += op(A[b]) @ op(B[b]) (f32 and f64 only: Note [Accumulating products] in lower_dot.cpp).
 struct Gemm {
   DType dtype = DType::F32;  // f32, f64, c64, c128, or bf16 (LowerOptions::keepBf16Products)
   bool transA = false, transB = false;
+  bool accumulate = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t strideA = 0, strideB = 0, strideC = 0;  // elements between batches

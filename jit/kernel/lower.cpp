@@ -313,8 +313,10 @@ Step FuncLowering::copyStep(const Loc& dst, const Loc& src, const Type& t, bool 
 
 std::vector<Loc> FuncLowering::run() {
   analyse();
+  doneByGemm_.assign(f_.eqns.size(), false);
   for (size_t i = 0; i < f_.eqns.size(); ++i) {
     const Eqn& e = f_.eqns[i];
+    if (doneByGemm_[i]) continue;
     bool anyLive = false;
     for (int o : e.outputs) anyLive = anyLive || live_[o];
     if (!anyLive) continue;
@@ -368,7 +370,23 @@ std::vector<Loc> FuncLowering::run() {
           }
         break;
       }
-      case OpCategory::DotGeneral: lowerDot(e, outputLoc(e.outputs[0])); break;
+      case OpCategory::DotGeneral: {
+        size_t add = 0;
+        int acc = accumulatorOf(i, e, &add);
+        if (acc < 0) {
+          lowerDot(e, outputLoc(e.outputs[0]));
+          break;
+        }
+        lowerDot(e, loc_[acc], true);
+        int sum = f_.eqns[add].outputs[0];
+        loc_[e.outputs[0]] = loc_[sum] = loc_[acc];
+        canFree_[sum] = canFree_[acc];
+        canSteal_[sum] = canSteal_[acc];
+        canFree_[acc] = canSteal_[acc] = false;
+        pb_.stolen.push_back(loc_[acc].buffer);
+        doneByGemm_[add] = true;
+        break;
+      }
       case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
       case OpCategory::Scatter: lowerScatter(i, e); break;
       case OpCategory::Scan: lowerScan(i, e); break;

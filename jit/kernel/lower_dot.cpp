@@ -7,7 +7,47 @@
 
 namespace scn::kir {
 
-void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
+// Note [Accumulating products]
+// `acc + a @ b` where acc is a dead buffer of the product's type (reverse mode's cotangent of a
+// weight in a backward scan, `ct_w + h^T @ dg` each step, carried) is one GEMM with beta 1 into
+// acc's buffer, not a product into a temporary (which the library first zeroes) and an add
+// kernel over both: the zeroing pass, the add's pass and the temporary go, and a carry is left
+// in its own slot (no swap). f32 and f64 only (sgemm/dgemm and cuBLAS take a beta). For k up
+// to the library's k-block the result has the unfused form's rounding (the block's sum is added
+// to acc once); beyond it, acc joins the sum of the first block, a change of summation order.
+// acc must be materialised at offset 0, stealable, and read by nothing from the product on
+// but the add (nor by the product's operands), and the product by nothing but the add.
+int FuncLowering::accumulatorOf(size_t ei, const Eqn& e, size_t* addEqn) {
+  int d = e.outputs[0];
+  const Type& t = f_.type(d);
+  if ((t.dtype != DType::F32 && t.dtype != DType::F64) ||
+      std::find(f_.results.begin(), f_.results.end(), d) != f_.results.end())
+    return -1;
+  int readers = 0;
+  size_t j = 0;
+  for (size_t k = ei + 1; k < f_.eqns.size(); ++k)
+    for (int u : f_.eqns[k].inputs)
+      if (u == d) ++readers, j = k;
+  if (readers != 1 || f_.eqns[j].op != Op::Add) return -1;
+  const Eqn& add = f_.eqns[j];
+  int acc = add.inputs[0] == d ? add.inputs[1] : add.inputs[0], sum = add.outputs[0];
+  if (f_.type(acc) != t || f_.type(sum) != t || !mat_[sum] || placed_[sum]) return -1;
+  if (def_[acc] >= static_cast<int>(ei) || !mat_[acc] || !canSteal_[acc] || loc_[acc].buffer < 0 ||
+      placed_[acc] || lastUse_[acc] != static_cast<int>(j) ||
+      !isConstIdx(loc_[acc].offset ? loc_[acc].offset : idx(0), 0))
+    return -1;
+  for (size_t k = ei; k < j; ++k) {  // nothing reads acc between the product and the add
+    const Eqn& r = f_.eqns[k];
+    if (isFusibleEqn(r) && !mat_[r.outputs[0]]) continue;  // read where its consumer is
+    for (int u : r.inputs)
+      for (int m : leaves(u))
+        if (m == acc) return -1;
+  }
+  *addEqn = j;
+  return acc;
+}
+
+void FuncLowering::lowerDot(const Eqn& e, const Loc& out, bool accumulate) {
   const Attrs& a = e.attrs;
   int lhs = e.inputs[0], rhs = e.inputs[1];
   const Shape &SL = f_.type(lhs).shape, &SR = f_.type(rhs).shape;
@@ -64,6 +104,7 @@ void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
     };
     Gemm g;
     g.dtype = t.dtype;
+    g.accumulate = accumulate;
     g.a = prepare(lhs, cat(a.lhsBatch, lf, a.lhsContract), cat(a.lhsBatch, a.lhsContract, lf),
                   g.transA);
     g.b = prepare(rhs, cat(a.rhsBatch, a.rhsContract, rf), cat(a.rhsBatch, rf, a.rhsContract),
@@ -80,12 +121,12 @@ void FuncLowering::lowerDot(const Eqn& e, const Loc& out) {
     g.strideB = K * N;
     g.strideC = M * N;
     if (M * N * batch > 0) {
-      if (K == 0) {
+      if (K == 0 && !accumulate) {  // an empty sum; added to acc, it changes nothing
         Kernel k;
         k.dims = {numElements(t.shape)};
         k.body.push_back(store(out, index(0), constFloat(t.dtype, 0)));
         pb_.launch(std::move(k));
-      } else {
+      } else if (K > 0) {
         Step s;
         s.kind = StepKind::Gemm;
         s.gemm = g;

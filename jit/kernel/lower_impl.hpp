@@ -66,7 +66,11 @@ class FuncLowering {
   void kernelArgReduce(const Eqn& e, const Loc& out);
   /// One Loc per output (associative_scan scans k operands together); lower_scan.cpp.
   void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);
-  void lowerDot(const Eqn& e, const Loc& out);
+  /// dot_general e into out; with accumulate, added to what out holds (a Gemm with beta 1).
+  void lowerDot(const Eqn& e, const Loc& out, bool accumulate = false);
+  /// Note [Accumulating products]: the dead buffer var that dot eqn ei's product may be added
+  /// into, with *addEqn the `+` that then needs no kernel; else -1.
+  int accumulatorOf(size_t ei, const Eqn& e, size_t* addEqn);
   // ---- lower_gather.cpp: gathers, scatters and dynamic_update_slice ----
   /// The fused read of gather eqn e at multi-index ix of its output.
   ExprP genGather(const Eqn& e, const std::vector<ExprP>& ix);
@@ -141,6 +145,7 @@ class FuncLowering {
   std::vector<Loc> paramLocs_;
   std::vector<bool> paramSteal_;
   std::vector<std::optional<Loc>> dests_;
+  std::vector<bool> doneByGemm_;  // per eqn: an add an accumulating GEMM already did
 };
 
 // ---- lower_build.cpp: builders shared by the per-op lowerings ----

@@ -358,6 +358,8 @@ class Verifier {
         const Gemm& g = s.gemm;
         if ((!isFloat(g.dtype) && !isComplex(g.dtype)) || g.dtype == DType::F16)
           invalid(where, std::string("a gemm of ") + dtypeName(g.dtype));
+        if (g.accumulate && g.dtype != DType::F32 && g.dtype != DType::F64)
+          invalid(where, std::string("an accumulating gemm of ") + dtypeName(g.dtype));
         checkLoc(g.a, g.dtype, bound, "operand A", where);
         checkLoc(g.b, g.dtype, bound, "operand B", where);
         checkLoc(g.c, g.dtype, bound, "output C", where);

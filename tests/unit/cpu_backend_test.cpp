@@ -575,6 +575,34 @@ TEST(CpuBackend, GemmSplitIntoRowBlocksAndBatchesMatchesTheInterpreter) {
     }
 }
 
+TEST(CpuBackend, AccumulatingProductsMatchTheInterpreter) {
+  // Note [Accumulating products]: a scan adding x^T @ y into its carry (k = 700 is past
+  // OpenBLAS's k-block, so the carry joins the first block's sum), the same with the old carry
+  // also returned (not fused), and a product added to another product's dead temporary.
+  // Entries are multiples of 1/4 in [-3, 3]: every sum is exact, in any order.
+  auto quarters = [](DType t, Shape s) {
+    Array x = randomArray(t, s, seed++, false);
+    for (int64_t i = 0; i < x.size(); ++i) x.setDouble(i, std::round(x.getDouble(i) * 4) / 4);
+    return x;
+  };
+  for (DType t : {F32, F64}) {
+    for (int64_t k : {3, 700})
+      for (bool showAcc : {false, true})
+        check({"acc_scan", ktest::accumulatingScan(t, 40, 300, k, 4, showAcc),
+               {quarters(t, {40, 300}), quarters(t, {4, k, 40}), quarters(t, {4, k, 300})}});
+    Builder b("two_products");
+    int x = b.param(ty(t, {30, 50})), y = b.param(ty(t, {50, 70})), z = b.param(ty(t, {30, 20})),
+        w = b.param(ty(t, {20, 70}));
+    Attrs d;
+    d.lhsContract = {1};
+    d.rhsContract = {0};
+    int sum = b.emit1(Op::Add, {b.emit1(Op::DotGeneral, {x, y}, d), b.emit1(Op::DotGeneral, {z, w}, d)});
+    FuncPtr f = b.ret({sum});
+    EXPECT_NE(kir::printKernels(kir::lower(*f)).find(" += "), std::string::npos);
+    check({"two_products", f, {quarters(t, {30, 50}), quarters(t, {50, 70}), quarters(t, {30, 20}), quarters(t, {20, 70})}});
+  }
+}
+
 TEST(CpuBackend, Bf16ProductsAreRoundedOnceFromF32AndUseNativeKernelsWhereTheCpuHasThem) {
   // Each layout (transposes, a row block, a batch entry) through bf16GemmRows (oneDNN where it has
   // a native kernel) and through the widened reference: both accumulate in f32 and round once,

@@ -240,6 +240,29 @@ TEST(KernelLower, MatmulScanIsAGemmIntoTheNewCarryWithAnInPlaceSqrt) {
   EXPECT_EQ(kir::countSteps(findLoop(q.steps)->body, kir::StepKind::Copy), 0);
 }
 
+TEST(KernelLower, AProductAddedToADeadCarryIsOneAccumulatingGemm) {
+  // Note [Accumulating products]: acc + x^T @ y in a scan body is a GEMM with beta 1 into the
+  // carry's own slot: no add kernel, no temporary for the product, no swap.
+  kir::LowerOptions peel;
+  peel.peelFirstIteration = true;
+  kir::Program p = kir::lower(*ktest::accumulatingScan(F32, 8, 16, 4, 5, false), peel);
+  std::string text = kir::printKernels(p);
+  const kir::Step* loop = findLoop(p.steps);
+  ASSERT_NE(loop, nullptr) << text;
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Gemm), 1) << text;
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Launch), 0) << text;
+  EXPECT_EQ(kir::countSteps(loop->body, kir::StepKind::Swap), 0) << text;
+  EXPECT_NE(text.find(" += "), std::string::npos) << text;
+  // The body writes the carry slot in place, so the parameter init is copied in once, not peeled.
+  EXPECT_EQ(kir::countSteps(p.steps, kir::StepKind::Copy), 1) << text;
+
+  // The old carry is also a ys: it is read after the product, which then gets its own buffer.
+  kir::Program q = kir::lower(*ktest::accumulatingScan(F32, 8, 16, 4, 5, true), peel);
+  std::string qt = kir::printKernels(q);
+  EXPECT_EQ(qt.find(" += "), std::string::npos) << qt;
+  EXPECT_GE(kir::countSteps(findLoop(q.steps)->body, kir::StepKind::Launch), 1) << qt;
+}
+
 TEST(KernelLower, UnrolledMatmulLoopUsesTwoBuffersAndSharesItsKernels) {
   Builder b("mat_loop");
   int x = b.param(ty(F32, {2, 8, 8}));

@@ -40,6 +40,25 @@ inline FuncPtr matmulSqrtScan(DType t, int64_t b, int64_t n, int64_t reps, std::
   return f.ret(f.emit(Op::Scan, {x}, a, {body.f}));
 }
 
+/// A scan accumulating products into its carry, as reverse mode's weight cotangent does:
+/// body(acc (m, n), x (k, m), y (k, n)) -> acc + x^T @ y, over `steps` slices of xs X and Y;
+/// with `showAcc` the body also returns acc as a ys (read again: no accumulating GEMM).
+inline FuncPtr accumulatingScan(DType t, int64_t m, int64_t n, int64_t k, int64_t steps, bool showAcc) {
+  Builder body("acc_step");
+  int acc = body.param(ty(t, {m, n})), x = body.param(ty(t, {k, m})), y = body.param(ty(t, {k, n}));
+  Attrs d;
+  d.lhsContract = {0};
+  d.rhsContract = {0};
+  int sum = body.emit1(Op::Add, {acc, body.emit1(Op::DotGeneral, {x, y}, d)});
+  body.ret(showAcc ? std::vector<int>{sum, acc} : std::vector<int>{sum});
+  Builder f("acc_scan");
+  int a0 = f.param(ty(t, {m, n})), xs = f.param(ty(t, {steps, k, m})), ys = f.param(ty(t, {steps, k, n}));
+  Attrs a;
+  a.length = steps;
+  a.numCarry = 1;
+  return f.ret(f.emit(Op::Scan, {a0, xs, ys}, a, {body.f}));
+}
+
 /// Deterministic inputs for dtype t: small values around 0 with the interesting ones mixed in
 /// (zeros, negatives, NaN/inf/-0 for floats when `special`, extremes for integers).
 inline Array randomArray(DType t, const Shape& shape, uint32_t seed, bool special = true) {
