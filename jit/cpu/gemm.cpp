@@ -106,6 +106,15 @@ GemmType gemmTypeOf(DType t) {
 
 namespace {
 
+size_t elementBytes(GemmType t) {
+  switch (t) {
+    case GemmType::F64: case GemmType::C64: return 8;
+    case GemmType::C128: return 16;
+    case GemmType::BF16: return 2;
+    default: return 4;
+  }
+}
+
 /// Rows [r0, r1) of C for batch entry b, with one single-threaded library call.
 void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   SCN_ASSERT(!g.accumulate || g.dtype == GemmType::F32 || g.dtype == GemmType::F64,
@@ -120,7 +129,7 @@ void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   if (g.dtype == GemmType::C64 || g.dtype == GemmType::C128) {  // complex: alpha 1, beta 0 as (re, im) pairs
     const double one64[2] = {1, 0}, zero64[2] = {0, 0};
     const float one32[2] = {1, 0}, zero32[2] = {0, 0};
-    size_t es = g.dtype == GemmType::C64 ? 8 : 16;  // offsets are in elements
+    size_t es = elementBytes(g.dtype);  // offsets are in elements
     const char* a = static_cast<const char*>(g.a) + aOff * es;
     const char* bp = static_cast<const char*>(g.b) + bOff * es;
     char* c = static_cast<char*>(g.c) + cOff * es;
@@ -134,15 +143,6 @@ void gemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, static_cast<const float*>(g.a) + aOff, lda,
                 static_cast<const float*>(g.b) + bOff, ldb, g.accumulate ? 1.0f : 0.0f,
                 static_cast<float*>(g.c) + cOff, ldc);
-}
-
-size_t elementBytes(GemmType t) {
-  switch (t) {
-    case GemmType::F64: case GemmType::C64: return 8;
-    case GemmType::C128: return 16;
-    case GemmType::BF16: return 2;
-    default: return 4;
-  }
 }
 
 /// Columns [c0, c1) of g's product: the same call on those columns of op(B) and C.

@@ -301,6 +301,14 @@ Loc FuncLowering::outputLoc(int v) {
   return loc_[v];
 }
 
+void FuncLowering::takeOverBuffer(int v, int dead) {
+  pb_.stolen.push_back(loc_[dead].buffer);
+  loc_[v] = loc_[dead];
+  canFree_[v] = canFree_[dead];
+  canSteal_[v] = canSteal_[dead];
+  canFree_[dead] = canSteal_[dead] = false;
+}
+
 Step FuncLowering::copyStep(const Loc& dst, const Loc& src, const Type& t, bool carry) {
   Step s;
   s.kind = StepKind::Copy;
@@ -370,23 +378,7 @@ std::vector<Loc> FuncLowering::run() {
           }
         break;
       }
-      case OpCategory::DotGeneral: {
-        size_t add = 0;
-        int acc = accumulatorOf(i, e, &add);
-        if (acc < 0) {
-          lowerDot(e, outputLoc(e.outputs[0]));
-          break;
-        }
-        lowerDot(e, loc_[acc], true);
-        int sum = f_.eqns[add].outputs[0];
-        loc_[e.outputs[0]] = loc_[sum] = loc_[acc];
-        canFree_[sum] = canFree_[acc];
-        canSteal_[sum] = canSteal_[acc];
-        canFree_[acc] = canSteal_[acc] = false;
-        pb_.stolen.push_back(loc_[acc].buffer);
-        doneByGemm_[add] = true;
-        break;
-      }
+      case OpCategory::DotGeneral: lowerDotEqn(i, e); break;
       case OpCategory::DynamicUpdateSlice: lowerDynamicUpdateSlice(i, e); break;
       case OpCategory::Scatter: lowerScatter(i, e); break;
       case OpCategory::Scan: lowerScan(i, e); break;

@@ -47,6 +47,17 @@ int FuncLowering::accumulatorOf(size_t ei, const Eqn& e, size_t* addEqn) {
   return acc;
 }
 
+void FuncLowering::lowerDotEqn(size_t ei, const Eqn& e) {
+  size_t add = 0;
+  int acc = accumulatorOf(ei, e, &add);
+  if (acc < 0) return lowerDot(e, outputLoc(e.outputs[0]));
+  lowerDot(e, loc_[acc], true);
+  int product = e.outputs[0], sum = f_.eqns[add].outputs[0];
+  takeOverBuffer(sum, acc);
+  loc_[product] = loc_[sum];  // read by nothing but the add
+  doneByGemm_[add] = true;
+}
+
 void FuncLowering::lowerDot(const Eqn& e, const Loc& out, bool accumulate) {
   const Attrs& a = e.attrs;
   int lhs = e.inputs[0], rhs = e.inputs[1];

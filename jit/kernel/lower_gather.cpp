@@ -68,12 +68,8 @@ Loc FuncLowering::updateTarget(size_t ei, const Eqn& e) {
     copyInto(o, out);
     return out;
   }
-  pb_.stolen.push_back(loc_[o].buffer);
   pb_.prog.inPlaceUpdates += pb_.trips;
-  loc_[v] = loc_[o];
-  canFree_[v] = canFree_[o];
-  canSteal_[v] = canSteal_[o];
-  canFree_[o] = canSteal_[o] = false;
+  takeOverBuffer(v, o);
   return loc_[v];
 }
 

@@ -66,6 +66,8 @@ class FuncLowering {
   void kernelArgReduce(const Eqn& e, const Loc& out);
   /// One Loc per output (associative_scan scans k operands together); lower_scan.cpp.
   void kernelCumulative(const Eqn& e, const std::vector<Loc>& outs);
+  /// dot_general eqn ei, added into a dead buffer where Note [Accumulating products] allows.
+  void lowerDotEqn(size_t ei, const Eqn& e);
   /// dot_general e into out; with accumulate, added to what out holds (a Gemm with beta 1).
   void lowerDot(const Eqn& e, const Loc& out, bool accumulate = false);
   /// Note [Accumulating products]: the dead buffer var that dot eqn ei's product may be added
@@ -120,6 +122,9 @@ class FuncLowering {
   /// Where update eqn e writes: its operand's buffer when updatesInPlace (counted in
   /// Program::inPlaceUpdates), else a fresh output holding a copy of the operand.
   Loc updateTarget(size_t ei, const Eqn& e);
+  /// v takes over the buffer of dead var `dead`, which is overwritten in place (recorded in
+  /// ProgramBuilder::stolen; v may be freed or stolen where `dead` could have been).
+  void takeOverBuffer(int v, int dead);
   void findPlacements();
   void findProducerTargets();
   /// flatOK and leaves of the expression defining materialised var v (not of its buffer).
