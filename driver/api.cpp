@@ -12,6 +12,7 @@
 #ifdef SCN_HAVE_LLVM
 #include "jit/cpu/cpu_backend.hpp"
 #endif
+#include "base/float_env.hpp"
 #include "driver/api_arrays.hpp"
 #include "driver/api_dlpack.hpp"
 #include "driver/session.hpp"
@@ -177,6 +178,7 @@ struct Context::Impl {
   /// Runs `body`, turning every exception into a reported diagnostic.
   template <typename F>
   void guarded(F&& body) {
+    FlushDenormals flush;  // Note [Denormals flushed to zero]: the host's mode is restored
     try {
       body();
     } catch (const UserError& e) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <limits>
 
+#include "base/float_env.hpp"
 #include "driver/emit.hpp"
 #include "driver/source_files.hpp"
 #include "jit/transform/passes.hpp"
@@ -287,6 +288,7 @@ bool Session::run(const std::string& name, const std::string& text, Value* resul
     Session& session;
     ~Sweep() { session.dropUnreachableCode(); }
   } sweep{*this};
+  FlushDenormals flush;  // Note [Denormals flushed to zero]
   try {
     Value v = eval_->runProgram(prog, eval_->globals());
     if (result) *result = v;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/float_env.hpp"
 #include "jit/ir.hpp"
 
 namespace scn {
@@ -50,7 +51,14 @@ struct UnsupportedOnBackend : std::runtime_error {
 class Executable {
  public:
   virtual ~Executable() = default;
-  virtual std::vector<Array> run(const std::vector<Array>& args, RunStats* stats = nullptr) = 0;
+  /// Runs with denormals flushed to zero (Note [Denormals flushed to zero] in base/float_env.hpp).
+  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats = nullptr) {
+    FlushDenormals flush;
+    return execute(args, stats);
+  }
+
+ protected:
+  virtual std::vector<Array> execute(const std::vector<Array>& args, RunStats* stats) = 0;
 };
 
 class Backend {

@@ -223,7 +223,7 @@ namespace {
 class InterpExecutable : public Executable {
  public:
   InterpExecutable(FuncPtr f, Interrupt interrupt) : f_(std::move(f)), interrupt_(interrupt) {}
-  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+  std::vector<Array> execute(const std::vector<Array>& args, RunStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<Array> out = interpret(*f_, args, interrupt_);
     if (stats) {

@@ -65,7 +65,7 @@ class CpuExecutable : public Executable {
         code_(std::move(code)), pool_(std::move(pool)),
         interrupt_(interrupt ? interrupt : &kNeverInterrupted) {}
 
-  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+  std::vector<Array> execute(const std::vector<Array>& args, RunStats* stats) override {
     auto t0 = Clock::now();
     SCN_ASSERT(args.size() == params_.size(), "wrong number of arguments to a compiled function");
     for (size_t i = 0; i < args.size(); ++i)

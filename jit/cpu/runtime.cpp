@@ -1,6 +1,7 @@
 // The CPU runtime: thread pool, parallel-for, the GEMM entry (jit/cpu/gemm.cpp does the work).
 #include "jit/cpu/runtime.hpp"
 
+#include "base/float_env.hpp"
 #include "jit/cpu/gemm.hpp"
 
 namespace scn::cpu {
@@ -27,6 +28,7 @@ ThreadPool::~ThreadPool() {
 // (W1 makes 32 of them a call), and on an idle machine a small kernel no longer waits for the
 // worker's wake-up when the caller has already done all of it.
 void ThreadPool::work(int id) {
+  FlushDenormals::forThisThread();  // Note [Denormals flushed to zero]
   uint64_t seen = 0;
   for (;;) {
     const std::function<void(int64_t, int64_t)>* job;

@@ -277,7 +277,7 @@ class CudaExecutable : public Executable {
     if (module_) c_->d.moduleUnload(module_);
   }
 
-  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+  std::vector<Array> execute(const std::vector<Array>& args, RunStats* stats) override {
     auto t0 = std::chrono::steady_clock::now();
     const Driver& d = c_->d;
     c_->makeCurrent();

@@ -347,7 +347,7 @@ class EmulatedExecutable : public Executable {
     opts_.interrupt = interrupt;
   }
 
-  std::vector<Array> run(const std::vector<Array>& args, RunStats* stats) override {
+  std::vector<Array> execute(const std::vector<Array>& args, RunStats* stats) override {
     return runEmulated(p_, src_, *module_, args, resultTypes_, stats, maxGrid_, opts_);
   }
 

@@ -122,3 +122,12 @@ def test_mpi_communicator_must_be_mpi4py():
         with pytest.raises(TypeError, match="mpi_communicator must be an mpi4py communicator"):
             scn.Context(backend="cpu", mpi_communicator=not_a_communicator)
     assert scn.Context(backend="cpu", mpi_communicator=None).backend == "cpu"
+
+
+def test_denormal_results_are_flushed_and_numpy_keeps_its_own(backend):
+    # Note [Denormals flushed to zero]: scn flushes while it computes, then restores the mode.
+    ctx = scn.Context(backend=backend)
+    ctx.run("fn scale(x, s) = x * s")
+    out = ctx.scale(np.full(1 << 16, 1e-38, dtype=np.float32), np.float32(0.01))
+    assert not out.any()
+    assert np.float32(1e-38) * np.float32(0.01) > 0

@@ -599,6 +599,25 @@ TEST(ApiCpp, BackendsAgree) {
   }
 }
 
+// Note [Denormals flushed to zero]: scn's arithmetic flushes denormal results (on the calling
+// thread and on the CPU pool's workers alike: 2^16 elements are split over both), and the host's
+// own arithmetic keeps IEEE denormals after the call.
+TEST(ApiCpp, DenormalResultsAreFlushedAndTheHostsModeIsRestored) {
+  for (const std::string& backend : scn::test::builtBackends({"interp", "cpu"})) {
+    Host h(backend);
+    ASSERT_TRUE(h.ctx.load("fn scale(x, s) = x * s"));
+    std::vector<float> x(1 << 16, 1e-38f);
+    float s = 0.01f;
+    auto r = h.ctx.call("scale", {scn::ArrayView::of(x.data(), {static_cast<int64_t>(x.size())}),
+                                  scn::ArrayView::of(&s, {})});
+    ASSERT_TRUE(r.ok()) << backend << ": " << r.status().message();
+    std::vector<float> got = values<float>(r->at(0));
+    EXPECT_EQ(std::count(got.begin(), got.end(), 0.0f), static_cast<long>(got.size())) << backend;
+    volatile float a = 1e-38f, b = 0.01f;
+    EXPECT_GT(a * b, 0.0f) << backend << ": the host's denormals are gone after a call";
+  }
+}
+
 TEST(ApiCpp, AssociativeScanOfAUserCombinerAgreesOnEveryBackend) {
   SCN_SKIP_WITHOUT_CPU_BACKEND();
   // Note [Associative scans]: "the last nonzero value" over 40000 elements is a blocked scan on
