@@ -20,18 +20,21 @@ namespace scn::cpu {
 // Note [bf16 products]
 // ~~~~~~~~~~~~~~~~~~~~
 // A bf16 matmul means, in JAX as in scn, a product accumulated in f32 and rounded once to bf16
-// (Note [Low-precision floats]). Widened (convert, SGEMM, convert) it can only be slower than the
-// f32 product; CPUs with AVX512-BF16 (Zen 4, Cooper Lake, Sapphire Rapids) or AMX-BF16 multiply
-// bf16 pairs at twice the f32 rate (vdpbf16ps) or more. OpenBLAS's sbgemm is missing from Debian's
-// build, so the CPU backend keeps bf16 dot_generals out of the widen pass
-// (LowerOptions::keepBf16Products) and the Gemm step lands here:
+// (Note [Low-precision floats]). Widened (convert, SGEMM, convert) it runs at about the f32
+// product's rate; where the CPU multiplies bf16 pairs faster than f32 FMAs, a native kernel wins.
+// OpenBLAS's sbgemm is missing from Debian's build, so the CPU backend keeps bf16 dot_generals out
+// of the widen pass (LowerOptions::keepBf16Products) and the Gemm step lands here:
 // - oneDNN's matmul primitive (Debian's libdnnl, a JIT that picks kernels by CPUID features) when
-//   its choice for the layout is a native-bf16 kernel (its implementation name says avx512_core_bf16
-//   or amx). On this Zen 4, 16 products of 256^3: 217 GFLOP/s on one core, 2.3x OpenBLAS's SGEMM.
-//   Accumulation is f32 and the result is rounded to nearest even: the widened form's semantics,
-//   with the library's order of summation.
-// - Otherwise (an older CPU, a layout oneDNN only has a reference kernel for) the operands are
-//   widened into per-thread scratch and OpenBLAS multiplies them, exactly the widened form.
+//   its choice for the layout is a native-bf16 kernel (its implementation name says
+//   avx512_core_bf16 or amx) that beats the widened SGEMM on this CPU: with AMX-BF16, or on an AMD
+//   core with AVX512-BF16, whose 512-bit FMAs are double-pumped while vdpbf16ps is not. On a Zen 4,
+//   16 products of 256^3: 217 GFLOP/s on one core, 2.3x OpenBLAS's SGEMM. On an Intel core
+//   without AMX, vdpbf16ps has the FMAs' rate and oneDNN's avx512_core_bf16 kernel ran at
+//   0.66-0.75x SGEMM's (Xeon family 6 model 207: W1's bf16 scan 58.6-59.2 ms native, 44.8-51.3
+//   widened, f32 37-47). Accumulation is f32 and the result is rounded to nearest even: the
+//   widened form's semantics, with the library's order of summation.
+// - Otherwise the operands are widened into per-thread scratch (contiguous rows, vectorised:
+//   this file is compiled with -O3) and OpenBLAS multiplies them, exactly the widened form.
 // Like OpenBLAS (Note [One thread pool for GEMM]) oneDNN runs one thread per call: its OpenMP
 // threads are limited to 1 around each call, on the calling thread only, and restored after, so
 // a host's own OpenMP setting is left as it was. Primitives are created once per layout and shared;
@@ -132,6 +135,8 @@ class OneDnn {
     if (!engine_) return "f32 SGEMM of widened operands (oneDNN has no CPU engine)";
     GemmCall g{GemmType::BF16, false, false, 256, 256, 256, nullptr, 256, 0, nullptr, 256, 0, nullptr, 256, 0, 1};
     std::shared_ptr<const Primitive> p = primitive(g, 256);
+    if (!p->prim && nativeBf16(p->impl))
+      return "f32 SGEMM of widened operands (" + version_ + "'s " + p->impl + " is slower on this CPU)";
     if (!p->prim) return "f32 SGEMM of widened operands (" + version_ + " has no native bf16 kernel here: " + p->impl + ")";
     return version_ + ", " + p->impl;
   }
@@ -139,6 +144,11 @@ class OneDnn {
  private:
   static bool nativeBf16(const std::string& impl) {
     return impl.find("bf16") != std::string::npos || impl.find("amx") != std::string::npos;
+  }
+
+  /// Whether oneDNN's native kernel `impl` beats the widened SGEMM here (Note [bf16 products]).
+  static bool nativeIsFaster(const std::string& impl) {
+    return impl.find("amx") != std::string::npos || __builtin_cpu_is("amd");
   }
 
   struct Cached {
@@ -177,7 +187,8 @@ class OneDnn {
       const dnnl_memory_desc_t* s = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
       if (s) p.scratch = *s;
       p.scratchBytes = s ? dnnl_memory_desc_get_size(s) : 0;
-      if (nativeBf16(p.impl) && dnnl_primitive_create(&p.prim, pd) != dnnl_success) p.prim = nullptr;
+      if (nativeBf16(p.impl) && nativeIsFaster(p.impl) && dnnl_primitive_create(&p.prim, pd) != dnnl_success)
+        p.prim = nullptr;
     }
     if (pd) dnnl_primitive_desc_destroy(pd);
     if (attr) dnnl_primitive_attr_destroy(attr);
@@ -203,29 +214,43 @@ const uint16_t* bits(const void* p, int64_t offset) { return static_cast<const u
 
 }  // namespace
 
+namespace {
+
+// Contiguous rows, so that the compiler vectorises each loop: the widened product is only worth
+// taking where these passes cost little next to the SGEMM (Note [bf16 products]).
+
+/// rows x cols bf16 values at src (row stride ld) as dense f32 rows at dst (exact).
+void widenBlock(const uint16_t* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  for (int64_t i = 0; i < rows; ++i, src += ld, dst += cols)
+    for (int64_t j = 0; j < cols; ++j) dst[j] = lowp::bf16ToF32(src[j]);
+}
+
+/// rows x cols f32 values at src (dense) rounded to bf16 at dst (row stride ld).
+void roundBlock(const float* src, int64_t rows, int64_t cols, uint16_t* dst, int64_t ld) {
+  for (int64_t i = 0; i < rows; ++i, src += cols, dst += ld)
+    for (int64_t j = 0; j < cols; ++j) dst[j] = lowp::f32ToBf16(src[j]);
+}
+
+}  // namespace
+
 void bf16GemmRowsWidened(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   thread_local std::vector<float> a32, b32, c32;
   int64_t rows = r1 - r0;
-  // op(A)'s rows r0..r1 as a [rows, k] block, B as [k, n]: copied dense, so ld = row length.
   a32.resize(static_cast<size_t>(rows * g.k));
   b32.resize(static_cast<size_t>(g.k * g.n));
   c32.resize(static_cast<size_t>(rows * g.n));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < g.k; ++j) {
-      int64_t at = g.transA ? j * g.lda + (r0 + i) : (r0 + i) * g.lda + j;
-      a32[i * g.k + j] = lowp::bf16ToF32(*bits(g.a, b * g.strideA + at));
-    }
-  for (int64_t i = 0; i < g.k; ++i)
-    for (int64_t j = 0; j < g.n; ++j) {
-      int64_t at = g.transB ? j * g.ldb + i : i * g.ldb + j;
-      b32[i * g.n + j] = lowp::bf16ToF32(*bits(g.b, b * g.strideB + at));
-    }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(g.n),
-              static_cast<int>(g.k), 1.0f, a32.data(), static_cast<int>(g.k), b32.data(), static_cast<int>(g.n),
-              0.0f, c32.data(), static_cast<int>(g.n));
-  auto* c = static_cast<uint16_t*>(g.c) + b * g.strideC + r0 * g.ldc;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < g.n; ++j) c[i * g.ldc + j] = lowp::f32ToBf16(c32[i * g.n + j]);
+  // op(A)'s rows r0..r1 keep A's layout: rows of A, or (transposed) columns r0..r1 of its k rows.
+  const uint16_t* a = bits(g.a, b * g.strideA);
+  if (g.transA)
+    widenBlock(a + r0, g.lda, g.k, rows, a32.data());
+  else
+    widenBlock(a + r0 * g.lda, g.lda, rows, g.k, a32.data());
+  widenBlock(bits(g.b, b * g.strideB), g.ldb, g.transB ? g.n : g.k, g.transB ? g.k : g.n, b32.data());
+  int lda = static_cast<int>(g.transA ? rows : g.k), ldb = static_cast<int>(g.transB ? g.k : g.n);
+  cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans, g.transB ? CblasTrans : CblasNoTrans,
+              static_cast<int>(rows), static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, a32.data(), lda,
+              b32.data(), ldb, 0.0f, c32.data(), static_cast<int>(g.n));
+  roundBlock(c32.data(), rows, g.n, static_cast<uint16_t*>(g.c) + b * g.strideC + r0 * g.ldc, g.ldc);
 }
 
 void bf16GemmRows(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
