@@ -150,9 +150,34 @@ DType startDType(Ctx& c, const std::vector<BVal>& in, size_t first) {
   return first < in.size() ? c.type(in[first].var).dtype : DType::I32;
 }
 
+// Note [Row reads as gathers]
+// `xs[i]` with a batched i (a loop counter batched over the steps by the hoisting pass, Note
+// [Counters as steps], or a vmap over indices) is a dynamic_slice of an unbatched operand with
+// size 1 on its leading k axes and the whole of the others: per lane, the rows at the lane's
+// starts. That is a gather by the k start arrays, reshaped to the slice's shape: no lane loop.
+// Gather wraps a negative index once where dynamic_slice clamps it to 0, so the starts are first
+// raised to 0; above, both clamp to the last row.
+std::vector<BVal> rowReadGather(Ctx& c, const Eqn& e, const std::vector<BVal>& in, size_t k) {
+  std::vector<int> vars{in[0].var};
+  for (size_t d = 0; d < k; ++d) {
+    int start = c.materialize(in[1 + d], 0);
+    DType t = c.type(start).dtype;
+    vars.push_back(c.emit1(Op::Max, {start, c.broadcastTo(c.scalar(t, 0), {c.n}, {})}));
+  }
+  Attrs shape;
+  shape.shape = e.attrs.shape;
+  shape.shape.insert(shape.shape.begin(), c.n);
+  return {BVal{c.emit1(Op::Reshape, {c.emit1(Op::Gather, vars)}, std::move(shape)), 0}};
+}
+
 // DynamicSlice: operand, starts...; a batched operand keeps its batch axis (start 0, full size).
 std::vector<BVal> dynamicSlice(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
-  if (anyBatched(in, 1)) return batchLanes(c, e, in);
+  if (anyBatched(in, 1)) {
+    std::vector<Type> starts;
+    for (size_t i = 1; i < in.size(); ++i) starts.push_back(c.type(in[i].var));
+    size_t k = in[0].dim ? 0 : rowReadAxes(c.type(in[0].var), e.attrs.shape, starts);
+    return k > 0 ? rowReadGather(c, e, in, k) : batchLanes(c, e, in);
+  }
   int b = *in[0].dim;
   std::vector<int> vars{in[0].var};
   for (size_t i = 1; i < in.size(); ++i) vars.push_back(in[i].var);
@@ -269,6 +294,14 @@ std::vector<BVal> linalg(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
 }
 
 }  // namespace
+
+size_t rowReadAxes(const Type& operand, const Shape& sizes, const std::vector<Type>& starts) {
+  size_t k = sizes.size();
+  while (k > 0 && sizes[k - 1] == operand.shape[k - 1]) --k;
+  for (size_t d = 0; d < k; ++d)
+    if (sizes[d] != 1 || operand.shape[d] == 0 || !isSignedInt(starts.at(d).dtype)) return 0;
+  return k;
+}
 
 std::vector<BVal> batchEqn(Ctx& c, const Eqn& e, const std::vector<BVal>& in) {
   if (!anyBatched(in, 0) && !mentionsAxis(e, c.axis.name)) return unbatched(c, e, in);

@@ -84,6 +84,11 @@ std::vector<BVal> batchCond(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
 /// A call of a custom_jvp / custom_vjp function: the branch and its rules batched together
 /// (Note [Custom rules] in custom_rules.cpp).
 std::vector<BVal> batchCustom(Ctx& c, const Eqn& e, const std::vector<BVal>& in);
+/// Note [Row reads as gathers] (batch_rules.cpp): the k >= 1 leading axes of `operand` that a
+/// dynamic_slice of sizes `sizes` with starts of types `starts` reads one index of (the other axes
+/// whole), or 0 when the slice is not such a row read (or a start is not a signed integer).
+size_t rowReadAxes(const Type& operand, const Shape& sizes, const std::vector<Type>& starts);
+
 /// Runs `e` once per lane inside a scan over the lanes (no carry): batched inputs become the
 /// scanned xs, unbatched ones its consts; every output comes back batched at 0. See
 /// Note [Batched indices] in batch.cpp.

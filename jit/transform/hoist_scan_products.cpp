@@ -1,9 +1,12 @@
 // Hoisting a scan's input products out of its body: one large product over every step instead of
 // one small product per step (Note [Hoisted scan products]).
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "jit/array.hpp"
 #include "jit/batch.hpp"
+#include "jit/transform/ad.hpp"
 #include "jit/transform/batch_rules.hpp"
 #include "jit/transform/passes.hpp"
 
@@ -30,6 +33,15 @@ namespace scn {
 // save memory (`checkpoints=` or a checkpoint policy). In reverse mode the per-step products were
 // stored anyway (Note [Scan residuals]).
 
+// Note [Counters as steps]
+// JAX's other way to write that loop, `fori_loop(0, n, |i, h| step(h, xs[i]))`, is a scan whose
+// first carry is the counter: it starts at a constant and each step adds 1, and the body reads
+// `xs[i]` as a dynamic_slice of a const. The counter's value at step t is start + t, known before
+// the loop, so it counts as a per-step input like an xs: `xs[i] @ w` reads only it and consts and
+// is hoisted like `x @ w` above, batched over the stacked values start + iota(n) (the batched
+// dynamic_slice is a gather of the n rows). Forward scans only: a reverse scan's step t reads
+// position n - 1 - t of its xs.
+
 namespace {
 
 constexpr uint64_t kHoistedBytesLimit = uint64_t{64} << 20;
@@ -47,18 +59,61 @@ struct HoistPlan {
 // step's kernels, rather than passed in as a const.
 bool keptInBody(const HoistPlan& plan, const Eqn& e, size_t i) { return !plan.hoisted[i] || e.inputs.empty(); }
 
-HoistPlan planHoist(const Func& body, const Attrs& scan) {
+/// Per carry of a scan: its start when it is a counter (Note [Counters as steps]).
+using Counters = std::vector<std::optional<int64_t>>;
+
+/// Whether `v` of `body` is the integer scalar constant 1.
+bool isOne(const Func& body, int v) {
+  for (const Eqn& e : body.eqns)
+    if (e.outputs.at(0) == v)
+      return e.op == Op::Constant && e.attrs.value && e.attrs.value->size() == 1 &&
+             isInteger(body.type(v).dtype) && e.attrs.value->getInt(0) == 1;
+  return false;
+}
+
+/// The counters among `scan`'s carries: the init is an integer scalar constant of the enclosing
+/// function (`intConsts`: its constants by variable) and the body's next value is carry + 1.
+Counters findCounters(const Eqn& scan, const std::map<int, int64_t>& intConsts) {
+  const Func& body = *scan.subs[0];
+  const int nc = scan.attrs.numConsts;
+  Counters counters(static_cast<size_t>(scan.attrs.numCarry));
+  if (scan.attrs.reverse) return counters;
+  for (int j = 0; j < scan.attrs.numCarry; ++j) {
+    auto start = intConsts.find(scan.inputs[nc + j]);
+    if (start == intConsts.end()) continue;
+    int carry = body.params[nc + j], next = body.results[j];
+    for (const Eqn& e : body.eqns) {
+      if (e.outputs.at(0) != next) continue;
+      if (e.op == Op::Add && ((e.inputs[0] == carry && isOne(body, e.inputs[1])) ||
+                              (e.inputs[1] == carry && isOne(body, e.inputs[0]))))
+        counters[j] = start->second;
+      break;
+    }
+  }
+  return counters;
+}
+
+HoistPlan planHoist(const Func& body, const Attrs& scan, const Counters& counters) {
   HoistPlan plan;
-  // invariant: computable from consts and xs alone by map-like equations; fromXs: reads xs.
+  // invariant: computable from consts and per-step inputs (xs, counters) alone by map-like
+  // equations; fromXs: reads a per-step input.
   std::vector<bool> invariant(body.types.size(), false), fromXs(body.types.size(), false);
   for (size_t i = 0; i < body.params.size(); ++i) {
     int p = body.params[i];
-    invariant[p] = !isScanCarry(scan, i);
-    fromXs[p] = static_cast<int>(i) >= scan.numConsts + scan.numCarry;
+    bool counter = isScanCarry(scan, i) && counters[i - scan.numConsts].has_value();
+    invariant[p] = !isScanCarry(scan, i) || counter;
+    fromXs[p] = static_cast<int>(i) >= scan.numConsts + scan.numCarry || counter;
   }
+  // `xs[i]` of a const at a per-step i batches into a gather (Note [Row reads as gathers]).
+  auto rowRead = [&](const Eqn& e) {
+    if (e.op != Op::DynamicSlice || fromXs[e.inputs[0]]) return false;
+    std::vector<Type> starts;
+    for (size_t i = 1; i < e.inputs.size(); ++i) starts.push_back(body.type(e.inputs[i]));
+    return batching::rowReadAxes(body.type(e.inputs[0]), e.attrs.shape, starts) > 0;
+  };
   std::vector<int> roots;
   for (const Eqn& e : body.eqns) {
-    bool inv = e.subs.empty() && opInfo(e.op).flags.mapLike;
+    bool inv = e.subs.empty() && (opInfo(e.op).flags.mapLike || rowRead(e));
     bool xs = false;
     for (int v : e.inputs) {
       inv = inv && invariant[v];
@@ -123,9 +178,20 @@ void dropUnreadInputs(Eqn& scan) {
   scan.attrs.numConsts = consts;
 }
 
+/// start, start + 1, ..., start + n - 1 in dtype t, emitted into dst: a counter's stacked values.
+int stackedCounter(Func& dst, const Eqn& scan, DType t, int64_t start) {
+  ad::Builder b{dst, scan.span};
+  Attrs iota;
+  iota.dtype = t;
+  iota.shape = {scan.attrs.length};
+  iota.axes = {0};
+  int steps = b.emit1(Op::Iota, {}, std::move(iota));
+  return start == 0 ? steps : b.add(steps, b.full(Type{t, {scan.attrs.length}}, static_cast<double>(start)));
+}
+
 // Emits the hoisted equations of `scan` into dst, batched over its steps, and rewrites the scan
 // to read their results as new consts (computed from consts only) and new xs (per step).
-Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan) {
+Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan, const Counters& counters) {
   const Func& body = *scan.subs[0];
   const int nc = scan.attrs.numConsts;
   Func pre;
@@ -134,7 +200,14 @@ Eqn hoist(Func& dst, const Eqn& scan, const HoistPlan& plan) {
   std::vector<std::optional<int>> inAxes;
   std::vector<int> args;
   for (size_t i = 0; i < body.params.size(); ++i) {
-    if (isScanCarry(scan.attrs, i)) continue;
+    if (isScanCarry(scan.attrs, i)) {
+      const std::optional<int64_t>& start = counters[i - nc];
+      if (!start) continue;
+      pre.params.push_back(body.params[i]);
+      args.push_back(stackedCounter(dst, scan, body.type(body.params[i]).dtype, *start));
+      inAxes.push_back(0);
+      continue;
+    }
     pre.params.push_back(body.params[i]);
     args.push_back(scan.inputs[i]);
     inAxes.push_back(static_cast<int>(i) < nc ? std::nullopt : std::optional<int>(0));
@@ -191,16 +264,23 @@ bool hoistScanProducts(Func& f) {
   Func rebuilt = f;
   rebuilt.eqns.clear();
   bool hoistedHere = false;
+  std::map<int, int64_t> intConsts;  // the integer scalar constants seen so far
   for (const Eqn& e : f.eqns) {
+    if (e.op == Op::Constant && e.attrs.value && e.attrs.value->size() == 1 && isInteger(f.type(e.outputs[0]).dtype))
+      intConsts[e.outputs[0]] = e.attrs.value->getInt(0);
     bool candidate = e.op == Op::Scan && e.attrs.length > 0 && e.attrs.checkpoints <= 0 &&
                      e.attrs.remat == Attrs::Remat::None;
     HoistPlan plan;
-    if (candidate) plan = planHoist(*e.subs[0], e.attrs);
+    Counters counters;
+    if (candidate) {
+      counters = findCounters(e, intConsts);
+      plan = planHoist(*e.subs[0], e.attrs, counters);
+    }
     if (!candidate || !worthHoisting(e, plan)) {
       rebuilt.eqns.push_back(e);
       continue;
     }
-    rebuilt.eqns.push_back(hoist(rebuilt, e, plan));
+    rebuilt.eqns.push_back(hoist(rebuilt, e, plan, counters));
     hoistedHere = true;
   }
   if (hoistedHere) f = std::move(rebuilt);

@@ -128,6 +128,64 @@ TEST(HoistScanProducts, AScanWhoseStackedProductsWouldPassTheLimitStays) {
   EXPECT_FALSE(hoistScanProducts(*large));
 }
 
+/// fori_loop's form of the RNN (Note [Counters as steps]): carries (i, h), i from `start` by
+/// `step`, h' = tanh(xs[i] @ w + h @ u) with xs (steps, 2, 4) a const; results (final i, final h).
+FuncPtr foriRnn(int64_t steps, int64_t start = 0, int64_t step = 1, bool reverse = false) {
+  const DType I32 = DType::I32;
+  Builder body("fori_loop body");
+  int xs = body.param(ty(F32, {steps, 2, 4})), w = body.param(ty(F32, {4, 3})), u = body.param(ty(F32, {3, 3}));
+  int i = body.param(ty(I32, {})), h = body.param(ty(F32, {2, 3}));
+  Attrs rows;
+  rows.shape = {1, 2, 4};
+  int zero = body.constant(I32, 0);
+  int x = body.emit1(Op::DynamicSlice, {xs, i, zero, zero}, rows);
+  Attrs flat;
+  flat.shape = {2, 4};
+  int gx = body.emit1(Op::DotGeneral, {body.emit1(Op::Reshape, {x}, flat), w}, matmul());
+  int gh = body.emit1(Op::DotGeneral, {h, u}, matmul());
+  int h1 = body.emit1(Op::Tanh, {body.emit1(Op::Add, {gx, gh})});
+  FuncPtr stepFn = body.ret({body.emit1(Op::Add, {i, body.constant(I32, static_cast<double>(step))}), h1});
+  Builder top("fori");
+  int xs0 = top.param(ty(F32, {steps, 2, 4})), w0 = top.param(ty(F32, {4, 3}));
+  int u0 = top.param(ty(F32, {3, 3})), h0 = top.param(ty(F32, {2, 3}));
+  Attrs at;
+  at.numConsts = 3;
+  at.numCarry = 2;
+  at.length = steps;
+  at.reverse = reverse;
+  std::vector<int> out =
+      top.emit(Op::Scan, {xs0, w0, u0, top.constant(I32, static_cast<double>(start)), h0}, at, {stepFn});
+  return top.ret(out);
+}
+
+std::vector<Array> foriInputs(int64_t steps) {
+  return {pattern({steps, 2, 4}, 0.3), pattern({4, 3}, 0.1), pattern({3, 3}, 0.05), pattern({2, 3}, 0.2)};
+}
+
+TEST(HoistScanProducts, AForiLoopsCounterIndexedProductIsHoistedLikeAnXs) {
+  // xs[i] @ w for every step is one gather of rows and one product before the scan; the body
+  // keeps h @ u. Starting at 1 the last i is past xs' rows, starting at -2 the first two are
+  // before them: dynamic_slice clamps both, and so must the gather.
+  for (int64_t start : {0, 1, -2}) {
+    FuncPtr f = foriRnn(5, start);
+    FuncPtr g = cloneFunc(*f);
+    ASSERT_TRUE(hoistScanProducts(*g)) << start;
+    const Eqn& scan = onlyScan(*g);
+    EXPECT_EQ(countOps(*scan.subs[0], Op::DotGeneral), 1) << start;
+    EXPECT_EQ(countOps(*scan.subs[0], Op::DynamicSlice), 0) << start;
+    EXPECT_EQ(countOps(*g, Op::Gather), 1) << start;
+    EXPECT_EQ(countOps(*g, Op::DotGeneral), 1) << start;
+    EXPECT_EQ(verify(*g), "");
+    expectClose(interpret(*f, foriInputs(5)), interpret(*g, foriInputs(5)));
+  }
+}
+
+TEST(HoistScanProducts, OnlyACounterOfAForwardScanCountsAsASteppedInput) {
+  // A carry growing by 2, or a reverse scan (whose step t reads xs position n - 1 - t): kept.
+  EXPECT_FALSE(hoistScanProducts(*foriRnn(5, 0, 2)));
+  EXPECT_FALSE(hoistScanProducts(*foriRnn(5, 0, 1, true)));
+}
+
 TEST(HoistScanProducts, ReverseModeTransposesTheHoistedProductAfterTheBackwardScan) {
   // The gradient with respect to w: its cotangent is x^T @ (the stacked cotangents of gx), one
   // product outside every scan; inside the scans only the carry's products remain.
