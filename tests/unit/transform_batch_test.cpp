@@ -446,6 +446,14 @@ std::vector<Case> casesFor(Op op) {
       a.shape = {2, 3};
       cs.push_back(single(op, "2x3 of 4x5", {T(dt, {4, 5}), T(DType::I32, {}), T(DType::I32, {})}, a,
                           {Gen{}, Gen{-1, 4}, Gen{-1, 4}}));
+      // Row reads (Note [Row reads as gathers]), starts before and past the rows.
+      a.shape = {1, 5};
+      cs.push_back(single(op, "row of 4x5", {T(dt, {4, 5}), T(DType::I32, {}), T(DType::I32, {})}, a,
+                          {Gen{}, Gen{-3, 6}, Gen{-2, 3}}));
+      a.shape = {1, 1, 3};
+      cs.push_back(single(op, "1x1x3 of 2x4x3",
+                          {T(dt, {2, 4, 3}), T(DType::I64, {}), T(DType::I32, {}), T(DType::I32, {})}, a,
+                          {Gen{}, Gen{-2, 3}, Gen{-3, 6}, Gen{0, 1}}));
       break;
     }
     case OpCategory::DynamicUpdateSlice:
@@ -681,6 +689,26 @@ UserError batchError(const Func& f, const Axes& in, const Axes& out) {
   }
   ADD_FAILURE() << "no error";
   return UserError(Diagnostic{});
+}
+
+TEST(BatchFunc, ARowReadAtABatchedIndexIsOneGather) {
+  // x[i] of an unbatched x at a batched i: a gather of rows, no lane loop (Note [Row reads as
+  // gathers]); a block that is not whole rows keeps the lane loop.
+  for (int64_t cols : {5, 2}) {
+    Builder b;
+    int x = b.param(T(DType::F32, {4, 5})), i = b.param(T(DType::I32, {}));
+    Attrs a;
+    a.shape = {1, cols};
+    FuncPtr f = b.ret({b.eqn1(Op::DynamicSlice, {x, i, b.constant(DType::I32, 0)}, a)});
+    FuncPtr g = batchFunc(*f, {std::nullopt, 0}, 3, {0}, Span{});
+    int gathers = 0, scans = 0;
+    for (const Eqn& e : g->eqns) {
+      gathers += e.op == Op::Gather;
+      scans += e.op == Op::Scan;
+    }
+    EXPECT_EQ(gathers, cols == 5 ? 1 : 0) << cols;
+    EXPECT_EQ(scans, cols == 5 ? 0 : 1) << cols;
+  }
 }
 
 TEST(BatchFunc, OutAxesNoneForABatchedResult) {
