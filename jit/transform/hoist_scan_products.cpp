@@ -62,12 +62,17 @@ bool keptInBody(const HoistPlan& plan, const Eqn& e, size_t i) { return !plan.ho
 /// Per carry of a scan: its start when it is a counter (Note [Counters as steps]).
 using Counters = std::vector<std::optional<int64_t>>;
 
+/// The value of `e` of `f` when it defines an integer scalar constant.
+std::optional<int64_t> intConstant(const Func& f, const Eqn& e) {
+  if (e.op != Op::Constant || !e.attrs.value || e.attrs.value->size() != 1 || !isInteger(f.type(e.outputs[0]).dtype))
+    return std::nullopt;
+  return e.attrs.value->getInt(0);
+}
+
 /// Whether `v` of `body` is the integer scalar constant 1.
 bool isOne(const Func& body, int v) {
   for (const Eqn& e : body.eqns)
-    if (e.outputs.at(0) == v)
-      return e.op == Op::Constant && e.attrs.value && e.attrs.value->size() == 1 &&
-             isInteger(body.type(v).dtype) && e.attrs.value->getInt(0) == 1;
+    if (e.outputs.at(0) == v) return intConstant(body, e) == 1;
   return false;
 }
 
@@ -266,8 +271,7 @@ bool hoistScanProducts(Func& f) {
   bool hoistedHere = false;
   std::map<int, int64_t> intConsts;  // the integer scalar constants seen so far
   for (const Eqn& e : f.eqns) {
-    if (e.op == Op::Constant && e.attrs.value && e.attrs.value->size() == 1 && isInteger(f.type(e.outputs[0]).dtype))
-      intConsts[e.outputs[0]] = e.attrs.value->getInt(0);
+    if (std::optional<int64_t> c = intConstant(f, e)) intConsts[e.outputs[0]] = *c;
     bool candidate = e.op == Op::Scan && e.attrs.length > 0 && e.attrs.checkpoints <= 0 &&
                      e.attrs.remat == Attrs::Remat::None;
     HoistPlan plan;
