@@ -35,8 +35,6 @@ class FlushDenormals {
 
   /// Sets FTZ for the rest of the current thread's life (scn's own worker threads).
   static void forThisThread() { write(read() | kFlushBits); }
-  /// Whether the current thread flushes denormals (tests).
-  static bool active() { return kFlushBits != 0 && (read() & kFlushBits) == kFlushBits; }
 
  private:
 #if defined(__x86_64__) || defined(__i386__)

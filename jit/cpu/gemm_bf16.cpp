@@ -212,10 +212,6 @@ OneDnn& oneDnn() {
 
 const uint16_t* bits(const void* p, int64_t offset) { return static_cast<const uint16_t*>(p) + offset; }
 
-}  // namespace
-
-namespace {
-
 // Contiguous rows, so that the compiler vectorises each loop: the widened product is only worth
 // taking where these passes cost little next to the SGEMM (Note [bf16 products]).
 
@@ -240,11 +236,8 @@ void bf16GemmRowsWidened(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
   b32.resize(static_cast<size_t>(g.k * g.n));
   c32.resize(static_cast<size_t>(rows * g.n));
   // op(A)'s rows r0..r1 keep A's layout: rows of A, or (transposed) columns r0..r1 of its k rows.
-  const uint16_t* a = bits(g.a, b * g.strideA);
-  if (g.transA)
-    widenBlock(a + r0, g.lda, g.k, rows, a32.data());
-  else
-    widenBlock(a + r0 * g.lda, g.lda, rows, g.k, a32.data());
+  widenBlock(bits(g.a, b * g.strideA + (g.transA ? r0 : r0 * g.lda)), g.lda, g.transA ? g.k : rows,
+             g.transA ? rows : g.k, a32.data());
   widenBlock(bits(g.b, b * g.strideB), g.ldb, g.transB ? g.n : g.k, g.transB ? g.k : g.n, b32.data());
   int lda = static_cast<int>(g.transA ? rows : g.k), ldb = static_cast<int>(g.transB ? g.k : g.n);
   cblas_sgemm(CblasRowMajor, g.transA ? CblasTrans : CblasNoTrans, g.transB ? CblasTrans : CblasNoTrans,
