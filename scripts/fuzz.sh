@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan and runs each for a
-# bounded time, one after the other.
+# Builds the libFuzzer targets (tests/fuzz) in the sanitizer build (scripts/configure-sanitize.sh:
+# clang, ASan, UBSan, coverage) and runs each for a bounded time, one after the other.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
-# Environment: SCN_FUZZ_BUILD (build directory, default build-fuzz), SCN_FUZZ_JOBS (ninja -j,
+# Environment: SCN_FUZZ_BUILD (build directory, default build-sanitize, the one
+# scripts/sanitize.sh builds), SCN_FUZZ_JOBS (ninja -j,
 # default 2), SCN_FUZZ_TIMEOUT (seconds one input may take, default 60: the seed
 # corpus holds legitimately slow programs, e.g. the E0105 test traces 200,000 operations, ~26 s
 # under ASan on a loaded machine), SCN_FUZZ_RSS_MB
@@ -19,15 +20,10 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(parse session tracer capi cache npy)
-build="${SCN_FUZZ_BUILD:-build-fuzz}"
+build="${SCN_FUZZ_BUILD:-build-sanitize}"
 jobs="${SCN_FUZZ_JOBS:-2}"
 
-# libFuzzer and the sanitizer runtimes come with clang.
-scripts/ensure-packages.sh || exit 2
-scripts/ensure-packages.sh clang libclang-rt-dev || exit 2
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
-fi
+scripts/configure-sanitize.sh "$build" || exit 2
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done
 cmake --build "$build" -j"$jobs" --target "${build_targets[@]}" || exit 2

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Configures an AddressSanitizer + UndefinedBehaviorSanitizer build of the whole project
-# (SCN_SANITIZE=ON) and runs the test suite in it through CTest.
+# Builds the project with AddressSanitizer and UndefinedBehaviorSanitizer (configured by
+# scripts/configure-sanitize.sh: clang, -O1, the fuzz targets in the same build) and runs the
+# test suite in it through CTest.
 #   scripts/sanitize.sh [CTEST_ARGS...]      e.g. scripts/sanitize.sh -R 'frontend|core'
 # Environment: SCN_SANITIZE_BUILD (build directory, default build-sanitize), SCN_SANITIZE_JOBS
-# (parallel build and test jobs, default: the number of cores), SCN_SANITIZE_CUDA (default OFF:
-# CI has no GPU, and the CUDA driver is not instrumented).
-# Every UBSan report aborts the test (-fno-sanitize-recover). Debug with -O1, as the sanitizers'
-# documentation advises: asserts stay on, and the interpreter-heavy tests run faster than at -O0.
+# (parallel build and test jobs, default: the number of cores).
+# Every UBSan report aborts the test (-fno-sanitize-recover).
 # Leak checking is off by default: LLVM's JIT keeps process-lifetime allocations; set
 # ASAN_OPTIONS yourself to turn it on. Timings and the CI subset are in docs/hardening.md.
 set -euo pipefail
@@ -14,11 +13,8 @@ cd "$(dirname "$0")/.."
 build="${SCN_SANITIZE_BUILD:-build-sanitize}"
 jobs="${SCN_SANITIZE_JOBS:-$(nproc)}"
 
-scripts/ensure-packages.sh
 start=$(date +%s)
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DSCN_SANITIZE=ON -DSCN_WITH_CUDA="${SCN_SANITIZE_CUDA:-OFF}" -DSCN_TESTS=ON
-fi
+scripts/configure-sanitize.sh "$build"
 # Keep going past a target that fails to build, so the rest of the suite still runs; the
 # failure still fails the script.
 build_status=0

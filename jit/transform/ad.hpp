@@ -127,7 +127,7 @@ using AccumulatingBackward =
 struct Forward {
   std::vector<int> primal;
   Backward backward;
-  AccumulatingBackward accumulating;  // instead of backward, when set
+  AccumulatingBackward accumulating = {};  // instead of backward, when set
 };
 Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<bool>& needCt,
                    const VjpOptions& options);
