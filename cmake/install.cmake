@@ -31,7 +31,12 @@ target_include_directories(scn_shared PUBLIC
   $<BUILD_INTERFACE:${SCN_ROOT}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_definitions(scn_shared PRIVATE SCN_VERSION="${PROJECT_VERSION}")
-target_link_options(scn_shared PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+target_link_options(scn_shared PRIVATE -Wl,--exclude-libs,ALL)
+# Every symbol resolved at link time -- except under clang's sanitizers, whose
+# runtime is linked into the executable and so is undefined in the library.
+if(NOT (SCN_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "Clang"))
+  target_link_options(scn_shared PRIVATE -Wl,--no-undefined)
+endif()
 set_target_properties(scn_shared PROPERTIES
   OUTPUT_NAME scn
   EXPORT_NAME scn

@@ -1,6 +1,7 @@
 // The JVP rule of every data op (the control-flow ops are in jvp_control.cpp): the tangent of
 // an equation's outputs as a linear function of its input tangents, with coefficients computed
 // from the primals, so that reverse mode can transpose it (Note [Autodiff design] in vjp.cpp).
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -119,43 +120,46 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     if (!t) return std::nullopt;
     return b.mul(*t, coefficient());
   };
+  // The terms are built in order (a braced list is evaluated left to right,
+  // call arguments are not), so the IR does not depend on the compiler.
+  auto sum = [&](std::array<Tan, 2> terms) -> std::vector<Tan> { return {b.addTan(terms[0], terms[1])}; };
   switch (op) {
-    case Op::Add: return {b.addTan(tx, ty)};
-    case Op::Sub: return {b.addTan(tx, ty ? Tan(b.neg(*ty)) : std::nullopt)};
-    case Op::Mul: return {b.addTan(scaled(tx, [&] { return y; }), scaled(ty, [&] { return x; }))};
+    case Op::Add: return sum({tx, ty});
+    case Op::Sub: return sum({tx, ty ? Tan(b.neg(*ty)) : std::nullopt});
+    case Op::Mul: return sum({scaled(tx, [&] { return y; }), scaled(ty, [&] { return x; })});
     case Op::Div:
-      return {b.addTan(tx ? Tan(b.div(*tx, y)) : std::nullopt, scaled(ty, [&] { return b.neg(b.div(out, y)); }))};
+      return sum({tx ? Tan(b.div(*tx, y)) : std::nullopt, scaled(ty, [&] { return b.neg(b.div(out, y)); })});
     case Op::Pow:
-      return {b.addTan(scaled(tx,
-                              [&] {
-                                int d = b.mul(y, b.emit1(Op::Pow, {x, b.sub(y, c(1))}));
-                                return b.select(b.emit1(Op::Eq, {y, c(0)}), c(0), d);
-                              }),
-                       scaled(ty, [&] {
-                         int d = b.mul(b.un(Op::Log, x), out);
-                         return b.select(b.emit1(Op::Eq, {x, c(0)}), c(0), d);
-                       }))};
+      return sum({scaled(tx,
+                         [&] {
+                           int d = b.mul(y, b.emit1(Op::Pow, {x, b.sub(y, c(1))}));
+                           return b.select(b.emit1(Op::Eq, {y, c(0)}), c(0), d);
+                         }),
+                  scaled(ty, [&] {
+                    int d = b.mul(b.un(Op::Log, x), out);
+                    return b.select(b.emit1(Op::Eq, {x, c(0)}), c(0), d);
+                  })});
     case Op::Max: case Op::Min:
-      return {b.addTan(scaled(tx, [&] { return balanced(b, x, y, out); }),
-                       scaled(ty, [&] { return balanced(b, y, x, out); }))};
+      return sum({scaled(tx, [&] { return balanced(b, x, y, out); }),
+                  scaled(ty, [&] { return balanced(b, y, x, out); })});
     case Op::Atan2: {  // atan2(x, y): the angle of (y, x)
       auto den = [&] { return b.add(b.mul(x, x), b.mul(y, y)); };
-      return {b.addTan(scaled(tx, [&] { return b.div(y, den()); }),
-                       scaled(ty, [&] { return b.neg(b.div(x, den())); }))};
+      return sum({scaled(tx, [&] { return b.div(y, den()); }),
+                  scaled(ty, [&] { return b.neg(b.div(x, den())); })});
     }
     case Op::Hypot:
-      return {b.addTan(scaled(tx, [&] { return b.div(x, out); }), scaled(ty, [&] { return b.div(y, out); }))};
+      return sum({scaled(tx, [&] { return b.div(x, out); }), scaled(ty, [&] { return b.div(y, out); })});
     case Op::Copysign:
       return {scaled(tx, [&] {
         return b.mul(b.emit1(Op::Copysign, {c(1), x}), b.emit1(Op::Copysign, {c(1), y}));
       })};
     case Op::Fmod:
-      return {b.addTan(tx, scaled(ty, [&] { return b.neg(truncate(b, b.div(x, y))); }))};
+      return sum({tx, scaled(ty, [&] { return b.neg(truncate(b, b.div(x, y))); })});
     case Op::Rem:
-      return {b.addTan(tx, scaled(ty, [&] { return b.neg(b.un(Op::Floor, b.div(x, y))); }))};
+      return sum({tx, scaled(ty, [&] { return b.neg(b.un(Op::Floor, b.div(x, y))); })});
     case Op::LogAddExp:
-      return {b.addTan(scaled(tx, [&] { return b.un(Op::Exp, b.sub(x, out)); }),
-                       scaled(ty, [&] { return b.un(Op::Exp, b.sub(y, out)); }))};
+      return sum({scaled(tx, [&] { return b.un(Op::Exp, b.sub(x, out)); }),
+                  scaled(ty, [&] { return b.un(Op::Exp, b.sub(y, out)); })});
     case Op::Neg: case Op::Not: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
     case Op::Sqrt: case Op::Rsqrt: case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Sin:
     case Op::Cos: case Op::Tan: case Op::Tanh: case Op::Sigmoid: case Op::Asin: case Op::Acos: case Op::Atan:
