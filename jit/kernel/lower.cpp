@@ -336,8 +336,8 @@ std::vector<Loc> FuncLowering::run() {
       case OpCategory::Reverse: case OpCategory::DynamicSlice: case OpCategory::Gather: {
         int v = e.outputs[0];
         if (!mat_[v]) break;
-        if (hasPlaced_[v]) {
-          lowerConcatPlaced(e);
+        if (hasPlaced_[v] || (e.op == Op::Concat && concatByBlocks(e))) {
+          lowerConcatBlocks(e);
           break;
         }
         int m = destOf(v) ? -1 : reusableLeaf(i, v);

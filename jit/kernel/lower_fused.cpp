@@ -235,4 +235,13 @@ void FuncLowering::copyInto(int v, const Loc& out) {
   pb_.launch(std::move(k));
 }
 
+void FuncLowering::copyIntoBlock(int v, const Loc& out, const Shape& outShape, int64_t ax, int64_t begin) {
+  Kernel k;
+  std::vector<ExprP> ix = parallelIndex(f_.type(v).shape, k);
+  std::vector<ExprP> at = ix;
+  at[ax] = arith(Arith::Add, ix[ax], idx(begin));
+  k.body.push_back(store(out, linearIndex(at, outShape), gen(v, ix)));
+  pb_.launch(std::move(k));
+}
+
 }  // namespace scn::kir

@@ -58,6 +58,9 @@ class FuncLowering {
   void kernelFusible(int v, const Loc& out);
   /// A kernel copying var v (materialised or fused) into out.
   void copyInto(int v, const Loc& out);
+  /// A kernel copying var v into the block of out (an array of outShape) that starts at `begin`
+  /// along axis ax and spans every other axis whole.
+  void copyIntoBlock(int v, const Loc& out, const Shape& outShape, int64_t ax, int64_t begin);
   // ---- lower_reduce.cpp, lower_scan.cpp, lower_dot.cpp, lower_place.cpp: kernels per op ----
   void kernelReduce(const Eqn& e, const Loc& out);
   /// A reduction of many elements per output as a tree of blocked passes (Note [Blocked
@@ -115,7 +118,10 @@ class FuncLowering {
   std::optional<Loc> destOf(int v);
   /// A dead temporary that elementwise var v may overwrite in place, or -1.
   int reusableLeaf(size_t ei, int v);
-  void lowerConcatPlaced(const Eqn& e);
+  /// Whether materialised concat e is written one operand at a time (Note [Concat blocks]).
+  bool concatByBlocks(const Eqn& e) const;
+  /// Concat e written one operand block at a time, skipping the operands placed in its output.
+  void lowerConcatBlocks(const Eqn& e);
   /// Whether update eqn e (dynamic_update_slice, scatter) may overwrite its operand's buffer:
   /// the operand is materialised, stealable, and read by nothing after e nor by e's other inputs.
   bool updatesInPlace(size_t ei, const Eqn& e);

@@ -131,17 +131,38 @@ int FuncLowering::reusableLeaf(size_t ei, int v) {
   return -1;
 }
 
-void FuncLowering::lowerConcatPlaced(const Eqn& e) {
+// Note [Concat blocks]
+// A materialised concat of a few operands is written one operand at a time, each kernel running
+// over its operand's shape and storing into its block of the output: the block's rows are
+// contiguous runs, so the kernel vectorises, and an element computes only its own operand. Read
+// as one fused expression instead, every element would evaluate a select tree over all operands
+// (each read at a clamped index, which LLVM does not vectorise): the GRU's gate cotangents,
+// joined into one concat (Note [Sums of disjoint blocks] in jit/transform/disjoint_blocks.cpp),
+// would each be computed three times. A concat of many operands (a stack of scalars) stays one
+// kernel, whose select tree is log-deep; so does a concat read fused by its consumers.
+
+bool FuncLowering::concatByBlocks(const Eqn& e) const {
+  constexpr size_t kMaxBlocks = 8;
+  int64_t ax = e.attrs.axes.at(0);
+  size_t blocks = std::count_if(e.inputs.begin(), e.inputs.end(), [&](int u) { return f_.type(u).shape.at(ax) > 0; });
+  return blocks <= kMaxBlocks;
+}
+
+void FuncLowering::lowerConcatBlocks(const Eqn& e) {
   int c = e.outputs[0];
   Loc out = loc_[c].buffer >= 0 ? loc_[c] : outputLoc(c);
   const Shape& s = f_.type(c).shape;
-  int64_t ax = e.attrs.axes.at(0), inner = 1;
+  int64_t ax = e.attrs.axes.at(0), outer = 1, inner = 1;
+  for (int64_t d = 0; d < ax; ++d) outer *= s[d];
   for (size_t d = ax + 1; d < s.size(); ++d) inner *= s[d];
   int64_t off = 0;
   for (int u : e.inputs) {
     int64_t n = f_.type(u).shape.at(ax);
     bool inPlace = placed_[u] && placed_[u]->first == c;
-    if (n > 0 && !inPlace) copyInto(u, Loc{out.buffer, offsetPlus(out, idx(off * inner))});
+    if (n > 0 && !inPlace) {
+      if (outer == 1) copyInto(u, Loc{out.buffer, offsetPlus(out, idx(off * inner))});  // one contiguous block
+      else copyIntoBlock(u, out, s, ax, off);
+    }
     off += n;
   }
 }

@@ -1,5 +1,5 @@
 // The pipeline: custom calls inlined, associative-scan rounds (for some backends), hoisted scan
-// products, scan-to-map, drop-identity-reshapes, dead-code elimination, then (in the backend)
+// products, scan-to-map, joined disjoint blocks, drop-identity-reshapes, dead-code elimination, then (in the backend)
 // the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
@@ -234,6 +234,10 @@ const std::vector<Pass>& pipelinePasses() {
       // Early, so the maps it creates are simplified and cleaned by the passes after it.
       {"scan-to-map", "carry-less scans over map-like bodies become one batched map",
        [](Func& f, Opts) { return scanToMap(f); }},
+      // After the passes that build sums of cotangents into scan bodies, before dce (which
+      // removes the zero arrays and copies it leaves unused).
+      {"join-disjoint-blocks", "sums of zero-padded blocks that do not overlap become one concat or one array of blocks",
+       [](Func& f, Opts) { return joinDisjointBlocks(f); }},
       {"drop-identity-reshapes", "removes reshapes that do not change the shape",
        [](Func& f, Opts) { return dropIdentityReshapes(f); }},
       // After the other IR passes: they leave unused equations behind.

@@ -57,6 +57,10 @@ std::string printAfterHeading(const std::string& stage, const std::string& label
 /// over the steps (Note [Hoisted scan products] in hoist_scan_products.cpp); whether any moved.
 bool hoistScanProducts(Func& f);
 
+/// Sums of zero-padded blocks that do not overlap become the blocks written into one array (their
+/// concat when they tile it; Note [Sums of disjoint blocks] in disjoint_blocks.cpp); whether any did.
+bool joinDisjointBlocks(Func& f);
+
 /// A deep copy: sub-functions are copied too, so passes never change a shared body.
 FuncPtr cloneFunc(const Func& f);
 

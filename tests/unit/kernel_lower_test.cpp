@@ -443,6 +443,23 @@ TEST(KernelLower, AWideConcatIsABalancedSelectTree) {
   EXPECT_LE(deepestExpr(p), 2 * 16 + 8);
 }
 
+TEST(KernelLower, AConcatOfAFewOperandsIsWrittenOneBlockAtATime) {
+  // Note [Concat blocks]: concat((tanh(x), exp(y), z * 2), axis=1) of (4, 16), (4, 8), (4, 8):
+  // three kernels, each over its operand's shape, storing at its columns; no selects.
+  Builder b("blocks");
+  int x = b.param(ty(F32, {4, 16})), y = b.param(ty(F32, {4, 8})), z = b.param(ty(F32, {4, 8}));
+  int parts[] = {b.emit1(Op::Tanh, {x}), b.emit1(Op::Exp, {y}), b.emit1(Op::Mul, {z, b.constant(F32, 2.0, {4, 8})})};
+  FuncPtr f = b.ret({b.emit1(Op::Concat, {parts[0], parts[1], parts[2]}, axesAttr({1}))});
+  kir::Program p = kir::lower(*f);
+  std::string text = kir::printKernels(p);
+  ASSERT_EQ(p.kernels.size(), 3u) << text;
+  EXPECT_EQ(p.kernels[0].dims, (std::vector<int64_t>{4, 16})) << text;
+  EXPECT_EQ(p.kernels[1].dims, (std::vector<int64_t>{4, 8})) << text;
+  EXPECT_EQ(text.find("select"), std::string::npos) << text;
+  EXPECT_NE(text.find("(i1 + 16)"), std::string::npos) << text;  // the second block's columns
+  EXPECT_NE(text.find("(i1 + 24)"), std::string::npos) << text;
+}
+
 TEST(KernelLower, PrintingIsStable) {
   FuncPtr f = elementwiseScan(4, 3, false);
   EXPECT_EQ(kir::printKernels(kir::lower(*f)), kir::printKernels(kir::lower(*f)));

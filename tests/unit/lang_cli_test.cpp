@@ -191,6 +191,7 @@ TEST(CliStages, PrintAfterLowerPrintsTheKernelIrOfTheBackendInUse) {
                    "// after widen-low-precision of f(f32[4]): unchanged\n"
                    "// after hoist-scan-products of f(f32[4]): unchanged\n"
                    "// after scan-to-map of f(f32[4]): unchanged\n"
+                   "// after join-disjoint-blocks of f(f32[4]): unchanged\n"
                    "// after drop-identity-reshapes of f(f32[4]): unchanged\n"
                    "// after dce of f(f32[4]): unchanged\n// after lower of f(f32[4])\n" + kSinPlusOneKernels +
                    "[1.841471, 1.841471, 1.841471, 1.841471]\n0\n");
@@ -200,7 +201,7 @@ TEST(CliStages, AnUnknownPassListsEveryStage) {
   Shell r = shell("$SCN --print-after=fuse -e 1 2> \"$ERR\"; echo $?");
   EXPECT_EQ(r.out, "2\n");
   EXPECT_EQ(r.err, "scn: error: unknown pass `fuse` for --print-after (all, "
-                   "inline-custom-calls, widen-low-precision, expand-associative-scans, hoist-scan-products, scan-to-map, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
+                   "inline-custom-calls, widen-low-precision, expand-associative-scans, hoist-scan-products, scan-to-map, join-disjoint-blocks, drop-identity-reshapes, dce, lower)\n(run `scn --help` for usage)\n");
 }
 
 }  // namespace
