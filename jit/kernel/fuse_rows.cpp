@@ -29,6 +29,10 @@ namespace scn::kir {
 // least kMinRows rows (threads split them) and at most kMaxRowPoints points of a member per row
 // (a row stays in cache). The CPU asks for it (LowerOptions::fuseRows); on a GPU a row would be
 // one thread's serial loop, so CUDA keeps its kernels.
+// The rows of a run are the dims of its first kernel, or a prefix of them when a later member
+// only fits fewer: a GRU step's [32, 768] gate kernel and its flat [8192] elementwise kernel
+// share the 32 batch rows (a flat member's i0 / 256 and i0 % 256 become the row and its loop
+// index, flatQuotient), and its eight kernels a step become one.
 
 namespace {
 
@@ -42,16 +46,16 @@ int64_t product(const std::vector<int64_t>& dims, size_t from = 0) {
   return n;
 }
 
-/// A copy of an expression DAG with its leaves replaced by `leaf` (null: keep), memoised so
-/// that shared nodes stay shared.
+/// A copy of an expression DAG with nodes replaced by `replace` (null: keep the node and rewrite
+/// its arguments), memoised so that shared nodes stay shared.
 class Rewriter {
  public:
-  explicit Rewriter(std::function<ExprP(const Expr&)> leaf) : leaf_(std::move(leaf)) {}
+  explicit Rewriter(std::function<ExprP(const Expr&)> replace) : replace_(std::move(replace)) {}
 
   ExprP operator()(const ExprP& e) {
     if (!e) return e;
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
-    ExprP r = e->args.empty() ? leaf_(*e) : nullptr;
+    ExprP r = replace_(*e);
     if (!r && e->kind == ExprKind::Arith) {
       r = arith(e->arith, (*this)(e->args[0]), (*this)(e->args[1]));  // folds what the rewrite exposes
     } else if (!r) {
@@ -73,7 +77,7 @@ class Rewriter {
   }
 
  private:
-  std::function<ExprP(const Expr&)> leaf_;
+  std::function<ExprP(const Expr&)> replace_;
   std::map<const Expr*, ExprP> memo_;
 };
 
@@ -83,6 +87,21 @@ struct RowPart {
   std::vector<DType> locals;
   std::vector<Stmt> body;
 };
+
+/// i0 / c or i0 % c of a flat member whose point i0 is r * rowLength + l (r the row, l in [0,
+/// rowLength)), where c divides rowLength: r * (rowLength / c) + l / c and l % c, so that the
+/// row stays visible to the access analysis (a flat [8192] kernel reading rows of 256 as
+/// (i0 / 256) * 768 + i0 % 256 shares 32 rows with a [32, 768] one). Null for any other node.
+ExprP flatQuotient(const Expr& e, int64_t rowLength, const ExprP& l) {
+  if (e.kind != ExprKind::Arith || (e.arith != Arith::Div && e.arith != Arith::Rem)) return nullptr;
+  if (e.args[0]->kind != ExprKind::Index || e.args[1]->kind != ExprKind::Const) return nullptr;
+  int64_t c = e.args[1]->ival;
+  if (c < 1 || rowLength % c != 0) return nullptr;
+  bool whole = c == rowLength;  // l / c is 0 and l % c is l
+  if (e.arith == Arith::Rem) return whole ? l : arith(Arith::Rem, l, idx(c));
+  ExprP rowPart = arith(Arith::Mul, index(0), idx(rowLength / c));
+  return whole ? rowPart : arith(Arith::Add, rowPart, arith(Arith::Div, l, idx(c)));
+}
 
 /// Kernel k as a part of a row kernel over `rows` (its dims start with `rows`, or it is flat over
 /// rows times a row length); nullopt when it is not one.
@@ -116,6 +135,9 @@ std::optional<RowPart> asRowPart(const Kernel& k, const std::vector<int64_t>& ro
   }
   ExprP flatIndex = rowLength > 1 ? arith(Arith::Add, arith(Arith::Mul, index(0), idx(rowLength)), local(loopVars[0], DType::I64)) : index(0);
   Rewriter rw([&](const Expr& e) -> ExprP {
+    if (flat && rowLength > 1) {
+      if (ExprP q = flatQuotient(e, rowLength, local(loopVars[0], DType::I64))) return q;
+    }
     if (e.kind != ExprKind::Index) return nullptr;
     if (flat) return flatIndex;
     return e.id < static_cast<int>(p) ? rowIndex[e.id] : local(loopVars[e.id - p], DType::I64);
@@ -337,6 +359,8 @@ class RowFusion {
       members.push_back(&k);
       std::vector<std::vector<int64_t>> candidates{rows_};
       if (k.points() < product(rows_)) candidates.push_back(k.dims);
+      // Fewer rows, a prefix of the run's: a [32, 768] kernel and a flat [8192] one share 32.
+      for (size_t p = rows_.size(); p-- > 1;) candidates.emplace_back(rows_.begin(), rows_.begin() + static_cast<long>(p));
       for (const std::vector<int64_t>& rows : candidates) {
         if (std::optional<Kernel> m = mergeOverRows(members, rows)) {
           group_ = std::move(members);

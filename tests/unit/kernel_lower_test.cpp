@@ -519,6 +519,38 @@ TEST(KernelLower, RowFusionFlattensTheRowDims) {
   EXPECT_NE(text.find("((i0 * 64) + l"), std::string::npos) << text;
 }
 
+TEST(KernelLower, RowFusionSharesTheRowsOfAFlatKernel) {
+  // The GRU's gates: x + bias over f32[32, 48] (a [32, 48] kernel), materialised, read in
+  // column blocks of 16 by an elementwise kernel over f32[32, 16] that is flat (i0 / 16 and
+  // i0 % 16 index the blocks). The two share the 32 rows: one launch, each row reading the
+  // blocks of its own row.
+  Builder b;
+  int x = b.param(ty(F32, {32, 48})), bias = b.param(ty(F32, {48}));
+  Attrs bc;
+  bc.shape = {32, 48};
+  bc.axes = {1};
+  int e = b.emit1(Op::Add, {x, b.emit1(Op::BroadcastInDim, {bias}, bc)});
+  auto block = [&](int64_t c) {
+    Attrs sl;
+    sl.starts = {0, c};
+    sl.limits = {32, c + 16};
+    sl.strides = {1, 1};
+    return b.emit1(Op::Slice, {e}, sl);
+  };
+  int gate = b.emit1(Op::Sigmoid, {block(0)});
+  int y = b.emit1(Op::Mul, {gate, block(16)});
+  int z = b.emit1(Op::Add, {gate, block(32)});
+  FuncPtr f = b.ret({y, z, e});
+  kir::Program plain = kir::lower(*f);
+  EXPECT_GE(kir::countSteps(plain.steps, kir::StepKind::Launch), 2) << kir::printKernels(plain);
+  kir::Program p = kir::lower(*f, rowFusion());
+  EXPECT_EQ(kir::verifyProgram(p), "");
+  ASSERT_EQ(kir::countSteps(p.steps, kir::StepKind::Launch), 1) << kir::printKernels(plain) << kir::printKernels(p);
+  EXPECT_EQ(p.kernels[0].dims, (std::vector<int64_t>{32})) << kir::printKernels(p);
+  std::string text = kir::printKernels(p);
+  EXPECT_EQ(text.find(" / "), std::string::npos) << text;
+}
+
 TEST(KernelLower, RowFusionKeepsKernelsWhereARowReadsAnotherRowsWrites) {
   // The max of row 31 - r is written by another row's part of a merged kernel: not legal.
   kir::Program p = kir::lower(*rowSoftmax(32, true), rowFusion());
