@@ -47,10 +47,15 @@ set_target_properties(scn_shared PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH ON)
 
 # The embedding tests install the package and build the example hosts against it; a sanitized
-# libscn needs hosts built with the same runtime.
+# libscn needs hosts built with the same runtime. clang links a C host with the sanitizers' C
+# runtime only: the library's C++ checks (UBSan's vptr) need the C++ part and libstdc++ too.
 set(SCN_HOST_FLAGS "")
+set(SCN_HOST_LINK_FLAGS "")
 if(SCN_SANITIZE)
   set(SCN_HOST_FLAGS "-fsanitize=address,undefined")
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(SCN_HOST_LINK_FLAGS "-fsanitize-link-c++-runtime -lstdc++")
+  endif()
 endif()
 foreach(t api_install_test)
   if(TARGET ${t})
@@ -61,7 +66,8 @@ foreach(t api_install_test)
       SCN_CMAKE_GENERATOR="${CMAKE_GENERATOR}"
       SCN_C_COMPILER="${CMAKE_C_COMPILER}"
       SCN_CXX_COMPILER="${CMAKE_CXX_COMPILER}"
-      SCN_HOST_FLAGS="${SCN_HOST_FLAGS}")
+      SCN_HOST_FLAGS="${SCN_HOST_FLAGS}"
+      SCN_HOST_LINK_FLAGS="${SCN_HOST_LINK_FLAGS}")
   endif()
 endforeach()
 

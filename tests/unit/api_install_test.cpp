@@ -31,6 +31,9 @@ constexpr bool kConfigured = false;
 #ifndef SCN_HOST_FLAGS
 #define SCN_HOST_FLAGS ""
 #endif
+#ifndef SCN_HOST_LINK_FLAGS
+#define SCN_HOST_LINK_FLAGS ""
+#endif
 
 struct Proc {
   int status = -1;
@@ -117,7 +120,7 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
                  gen + " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + quote(prefix_) +
                  " -DCMAKE_C_COMPILER=" + quote(SCN_C_COMPILER) + " -DCMAKE_CXX_COMPILER=" + quote(SCN_CXX_COMPILER) +
                  " -DCMAKE_C_FLAGS=" + quote(SCN_HOST_FLAGS) + " -DCMAKE_CXX_FLAGS=" + quote(SCN_HOST_FLAGS) +
-                 " -DCMAKE_EXE_LINKER_FLAGS=" + quote(SCN_HOST_FLAGS));
+                 " -DCMAKE_EXE_LINKER_FLAGS=" + quote(std::string(SCN_HOST_FLAGS) + " " + SCN_HOST_LINK_FLAGS));
   ASSERT_EQ(conf.status, 0) << conf.output;
   Proc bld = shell(cmake + " --build " + quote(build) + " -j 2");
   ASSERT_EQ(bld.status, 0) << bld.output;
@@ -172,7 +175,7 @@ TEST_F(ApiInstall, InstallThenBuildAndRunTheExampleHosts) {
   std::string f = flags.output.substr(0, flags.output.find('\n'));
   Proc cc = shell(quote(SCN_C_COMPILER) + " -std=c99 " + SCN_HOST_FLAGS + " -o " + quote(exe) + " " +
                quote(fs::path(SCN_SOURCE_DIR) / "examples/embed/host.c") + " " + f + " -Wl,-rpath," +
-               quote(prefix_ / "lib"));
+               quote(prefix_ / "lib") + " " + SCN_HOST_LINK_FLAGS);
   ASSERT_EQ(cc.status, 0) << cc.output;
   Proc pcRun = shell(quote(exe));
   EXPECT_EQ(pcRun.status, 0) << pcRun.output;
