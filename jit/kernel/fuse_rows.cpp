@@ -32,7 +32,10 @@ namespace scn::kir {
 // The rows of a run are the dims of its first kernel, or a prefix of them when a later member
 // only fits fewer: a GRU step's [32, 768] gate kernel and its flat [8192] elementwise kernel
 // share the 32 batch rows (a flat member's i0 / 256 and i0 % 256 become the row and its loop
-// index, flatQuotient), and its eight kernels a step become one.
+// index, flatQuotient), and its eight kernels a step become one. A run also goes on past a
+// matrix product that shares no buffer it writes with the run (the run then starts after the
+// product): a GRU step's `gx + b` kernel, launched before the step's product `h @ wh`, joins the
+// gate kernel after it.
 
 namespace {
 
@@ -261,7 +264,7 @@ struct Accesses {
   }
   void stmts(const std::vector<Stmt>& body) {
     for (const Stmt& s : body) {
-      if (s.kind == StmtKind::Store) list.emplace_back(s.buffer, s.index, true);
+      if (s.kind == StmtKind::Store || s.kind == StmtKind::AtomicAdd) list.emplace_back(s.buffer, s.index, true);
       if (s.kind == StmtKind::Loop) loopExtents[s.local] = s.extent;
       expr(s.index);
       expr(s.value);
@@ -340,6 +343,10 @@ class RowFusion {
         extend(s.kernel, out);
         continue;
       }
+      if (s.kind == StepKind::Gemm && commutesWith(s.gemm)) {  // the run goes on after the product
+        out.push_back(std::move(s));
+        continue;
+      }
       flush(out);
       steps(s.body);
       steps(s.cond);
@@ -374,6 +381,20 @@ class RowFusion {
     group_ = {&k};
     rows_ = k.dims;
     merged_ = k;
+  }
+
+  /// Whether the pending run may run after product g instead of before it: it reads and writes
+  /// nothing g writes, and writes nothing g reads (buffers compared whole).
+  bool commutesWith(const Gemm& g) const {
+    if (group_.empty()) return false;
+    for (const Kernel* k : group_) {
+      if (k->scan) return false;
+      Accesses all;
+      all.stmts(k->body);
+      for (const auto& [buffer, index, store] : all.list)
+        if (buffer == g.c.buffer || (store && (buffer == g.a.buffer || buffer == g.b.buffer))) return false;
+    }
+    return true;
   }
 
   void flush(std::vector<Step>& out) {

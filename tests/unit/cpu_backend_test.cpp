@@ -511,25 +511,32 @@ TEST(CpuBackend, ConcatsWrittenOneBlockAtATimeMatchTheInterpreter) {
 
 TEST(CpuBackend, RowsSharedWithAFlatKernelMatchTheInterpreter) {
   // Note [Row fusion]: a [rows, 48] kernel and a flat kernel over its [rows, 16] column blocks,
-  // run as one kernel over the rows (and, at 8 rows, as two kernels).
-  for (int64_t rows : {32, 8}) {
-    Builder b("gates_" + std::to_string(rows));
-    int x = b.param(ty(F32, {rows, 48})), bias = b.param(ty(F32, {48}));
-    Attrs bc;
-    bc.shape = {rows, 48};
-    bc.axes = {1};
-    int e = b.emit1(Op::Add, {x, b.emit1(Op::BroadcastInDim, {bias}, bc)});
-    auto block = [&](int64_t c) {
-      Attrs sl;
-      sl.starts = {0, c};
-      sl.limits = {rows, c + 16};
-      sl.strides = {1, 1};
-      return b.emit1(Op::Slice, {e}, sl);
-    };
-    int gate = b.emit1(Op::Sigmoid, {block(0)});
-    FuncPtr f = b.ret({b.emit1(Op::Mul, {gate, block(16)}), b.emit1(Op::Add, {gate, block(32)}), e});
-    check({b.f->name, f, {randomArray(F32, {rows, 48}, seed++), randomArray(F32, {48}, seed++)}});
-  }
+  // run as one kernel over the rows (and, at 8 rows, as two kernels); with a product between
+  // them (x @ w, independent of the first kernel), the first kernel runs after the product.
+  for (int64_t rows : {32, 8})
+    for (bool product : {false, true}) {
+      Builder b("gates_" + std::to_string(rows) + (product ? "_product" : ""));
+      int x = b.param(ty(F32, {rows, 48})), bias = b.param(ty(F32, {48})), w = b.param(ty(F32, {48, 48}));
+      Attrs bc;
+      bc.shape = {rows, 48};
+      bc.axes = {1};
+      int e = b.emit1(Op::Add, {x, b.emit1(Op::BroadcastInDim, {bias}, bc)});
+      Attrs d;
+      d.lhsContract = {1};
+      d.rhsContract = {0};
+      if (product) e = b.emit1(Op::Add, {e, b.emit1(Op::DotGeneral, {x, w}, d)});
+      auto block = [&](int64_t c) {
+        Attrs sl;
+        sl.starts = {0, c};
+        sl.limits = {rows, c + 16};
+        sl.strides = {1, 1};
+        return b.emit1(Op::Slice, {e}, sl);
+      };
+      int gate = b.emit1(Op::Sigmoid, {block(0)});
+      FuncPtr f = b.ret({b.emit1(Op::Mul, {gate, block(16)}), b.emit1(Op::Add, {gate, block(32)}), e});
+      check({b.f->name, f, {randomArray(F32, {rows, 48}, seed++), randomArray(F32, {48}, seed++),
+                            randomArray(F32, {48, 48}, seed++)}});
+    }
 }
 
 TEST(CpuBackend, ScanYsPlacedInAConcatMatchTheInterpreter) {

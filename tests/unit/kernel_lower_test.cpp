@@ -551,6 +551,53 @@ TEST(KernelLower, RowFusionSharesTheRowsOfAFlatKernel) {
   EXPECT_EQ(text.find(" / "), std::string::npos) << text;
 }
 
+/// A GRU forward step: gx + b, the product h @ wh (of exp(h) when expOfH: computed by a kernel
+/// before the product), and the gates over both.
+FuncPtr gruGates(bool expOfH) {
+  Builder b;
+  int x = b.param(ty(F32, {32, 48})), bias = b.param(ty(F32, {48}));
+  int h = b.param(ty(F32, {32, 16})), w = b.param(ty(F32, {16, 48}));
+  Attrs bc;
+  bc.shape = {32, 48};
+  bc.axes = {1};
+  int gx = b.emit1(Op::Add, {x, b.emit1(Op::BroadcastInDim, {bias}, bc)});
+  Attrs d;
+  d.lhsContract = {1};
+  d.rhsContract = {0};
+  int gh = b.emit1(Op::DotGeneral, {expOfH ? b.emit1(Op::Exp, {h}) : h, w}, d);
+  auto block = [&](int v, int64_t c) {
+    Attrs sl;
+    sl.starts = {0, c};
+    sl.limits = {32, c + 16};
+    sl.strides = {1, 1};
+    return b.emit1(Op::Slice, {v}, sl);
+  };
+  int z = b.emit1(Op::Sigmoid, {b.emit1(Op::Add, {block(gx, 0), block(gh, 0)})});
+  int n = b.emit1(Op::Tanh, {b.emit1(Op::Add, {block(gx, 16), block(gh, 16)})});
+  int m = b.emit1(Op::Mul, {block(gx, 32), block(gh, 32)});
+  return b.ret({b.emit1(Op::Add, {b.emit1(Op::Mul, {z, n}), m})});
+}
+
+TEST(KernelLower, RowFusionGoesOnPastAProductThatSharesNoBuffer) {
+  // gx + b is lowered before the product; it runs after it, in one kernel with the gates.
+  kir::Program plain = kir::lower(*gruGates(false));
+  EXPECT_EQ(kir::countSteps(plain.steps, kir::StepKind::Launch), 2) << kir::printKernels(plain);
+  kir::Program p = kir::lower(*gruGates(false), rowFusion());
+  EXPECT_EQ(kir::verifyProgram(p), "");
+  std::string text = kir::printKernels(p);
+  ASSERT_EQ(p.steps.size(), 2u) << text;
+  EXPECT_EQ(p.steps[0].kind, kir::StepKind::Gemm) << text;
+  ASSERT_EQ(p.steps[1].kind, kir::StepKind::Launch) << text;
+  EXPECT_EQ(p.kernels[p.steps[1].kernel].dims, (std::vector<int64_t>{32})) << text;
+  // A kernel that writes the product's operand (exp(h), merged with gx + b) stays before it.
+  kir::Program q = kir::lower(*gruGates(true), rowFusion());
+  EXPECT_EQ(kir::verifyProgram(q), "");
+  text = kir::printKernels(q);
+  ASSERT_EQ(q.steps.size(), 3u) << text;
+  EXPECT_EQ(q.steps[0].kind, kir::StepKind::Launch) << text;
+  EXPECT_EQ(q.steps[1].kind, kir::StepKind::Gemm) << text;
+}
+
 TEST(KernelLower, RowFusionKeepsKernelsWhereARowReadsAnotherRowsWrites) {
   // The max of row 31 - r is written by another row's part of a merged kernel: not legal.
   kir::Program p = kir::lower(*rowSoftmax(32, true), rowFusion());
