@@ -1,6 +1,6 @@
 // The pipeline: custom calls inlined, associative-scan rounds (for some backends), hoisted scan
-// products, scan-to-map, joined disjoint blocks, drop-identity-reshapes, dead-code elimination, then (in the backend)
-// the lowering to kernel IR.
+// products, scan-to-map, joined disjoint blocks, drop-identity-reshapes, dead-code elimination,
+// then (in the backend) the lowering to kernel IR.
 #include "jit/transform/passes.hpp"
 
 #include <algorithm>
