@@ -43,9 +43,21 @@ AVal reduceKeep(Evaluator& ev, Op op, const AVal& x, const std::vector<int64_t>&
   return ev.ops().reshape(ev.ops().reduce(op, x, axes, span, what), kept, span);
 }
 
+// relu(x) = max(x, 0) with jax.nn.relu's derivative: 1 where x > 0, else 0 (JAX gives it a
+// custom JVP so that relu'(0) is 0, where max's tie rule would split it to 1/2). Written as
+// select(x > 0, x, stop_gradient(max(x, 0))): the same values as max (NaN stays NaN) and only
+// the first branch carries a tangent.
 Value relu(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "relu", {"x"});
-  return arr(ev.ops().binary(Op::Max, a.array(0), weakInt(0), c.span, "relu"));
+  ArrayOps& ops = ev.ops();
+  AVal x = a.array(0);
+  AVal y = ops.binary(Op::Max, x, weakInt(0), c.span, "relu");
+  if (y.isStatic() || !isFloat(y.type.dtype)) return arr(y);
+  Attrs same;
+  same.dtype = y.type.dtype;
+  AVal flat = ev.tracer().apply1(Op::Convert, {y}, same, c.span);  // stop_gradient (Note [Stop gradient])
+  AVal positive = ops.binary(Op::Gt, x, weakInt(0), c.span, "relu");
+  return arr(ops.select(positive, x, flat, c.span, "relu"));
 }
 
 // gelu(x, approximate=true), as jax.nn.gelu: the tanh approximation

@@ -154,6 +154,11 @@ class Rounds {
 
 }  // namespace
 
+std::vector<int> emitAssociativeScanRounds(Func& dst, const Eqn& scan) {
+  Rounds rounds(dst, scan);
+  return scan.attrs.reverse ? rounds.flip(rounds.scan(rounds.flip(scan.inputs))) : rounds.scan(scan.inputs);
+}
+
 bool expandAssociativeScans(Func& f) {
   bool changed = false;
   for (Eqn& e : f.eqns)
@@ -166,8 +171,7 @@ bool expandAssociativeScans(Func& f) {
       rebuilt.eqns.push_back(e);
       continue;
     }
-    Rounds rounds(rebuilt, e);
-    std::vector<int> r = e.attrs.reverse ? rounds.flip(rounds.scan(rounds.flip(e.inputs))) : rounds.scan(e.inputs);
+    std::vector<int> r = emitAssociativeScanRounds(rebuilt, e);
     // The scan's outputs keep their ids: each is a reshape of its round's result to the same
     // shape, an identity that drop-identity-reshapes removes.
     for (size_t i = 0; i < r.size(); ++i) {

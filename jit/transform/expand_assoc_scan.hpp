@@ -10,4 +10,8 @@ namespace scn {
 /// scan] in expand_assoc_scan.cpp); returns whether anything changed.
 bool expandAssociativeScans(Func& f);
 
+/// Emits the odd-even rounds of one associative_scan equation `scan` (which need not be in dst)
+/// into dst and returns the variables of its results.
+std::vector<int> emitAssociativeScanRounds(Func& dst, const Eqn& scan);
+
 }  // namespace scn

@@ -1,12 +1,14 @@
 // The JVP rule of every data op (the control-flow ops are in jvp_control.cpp): the tangent of
 // an equation's outputs as a linear function of its input tangents, with coefficients computed
 // from the primals, so that reverse mode can transpose it (Note [Autodiff design] in vjp.cpp).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 
 #include "base/diagnostics.hpp"
 #include "jit/fft.hpp"
+#include "jit/transform/expand_assoc_scan.hpp"
 #include "jit/transform/ad.hpp"
 
 namespace scn {
@@ -65,7 +67,10 @@ int invSqrt(Builder& b, int v) {
 using UnaryDerivative = int (*)(Builder& b, int x, int y);
 const std::map<Op, UnaryDerivative>& unaryDerivatives() {
   static const std::map<Op, UnaryDerivative> table = {
-      {Op::Abs, [](Builder& b, int x, int y) { return b.un(Op::Sign, x); }},
+      // JAX's: 1 where x >= 0 (so at 0 and -0.0 too, which L1 penalties rely on), else -1.
+      {Op::Abs, [](Builder& b, int x, int y) {
+         return b.select(b.emit1(Op::Ge, {x, constantLike(b, x, 0)}), constantLike(b, x, 1), constantLike(b, x, -1));
+       }},
       {Op::Sqrt, [](Builder& b, int x, int y) { return b.div(constantLike(b, x, 0.5), y); }},
       {Op::Rsqrt, [](Builder& b, int x, int y) { return b.div(b.mul(constantLike(b, x, -0.5), y), x); }},
       {Op::Exp, [](Builder& b, int x, int y) { return y; }},
@@ -193,11 +198,102 @@ int unreduce(Builder& b, int y, const Type& x, const std::vector<int64_t>& axes)
   return b.broadcast(y, x.shape, kept);
 }
 
+// Note [Products with zeros]
+// The tangent of prod(x) is sum_j t_j prod_{k != j} x_k. Dividing the product by x_j, the
+// textbook shortcut, gives NaN wherever x_j is 0, where jax.grad(jnp.prod) is finite. So the
+// product of the others is the exclusive running product from the left times the one from the
+// right (the reduced axes flattened into one). cumprod's tangent is the linear recurrence
+// dy_i = x_i dy_{i-1} + t_i prod_{k<i} x_k, which JAX differentiates through its associative
+// scan: the inclusive scan of the pairs (x_i, t_i prod_{k<i} x_k) under the composition of
+// affine maps (a, u) . (b, v) = (a b, u b + v). It is emitted as its odd-even rounds (Note
+// [Odd-even associative scan]): slices, concats, products by primals and sums, all linear in
+// the tangent, so reverse mode transposes them like any other tangent equations.
+
+Attrs cumulativeAttrs(int64_t axis, bool reverse) {
+  Attrs a;
+  a.axes = {axis};
+  a.reverse = reverse;
+  return a;
+}
+
+// prod_{k<i} x_k along `axis` (prod_{k>i} with `reverse`): the running product shifted by one,
+// a 1 coming in at the start.
+int exclusiveProduct(Builder& b, int x, int64_t axis, bool reverse) {
+  Type t = b.type(x);
+  const int64_t n = t.shape.at(axis);
+  if (n == 0) return x;
+  int running = b.emit1(Op::CumProd, {x}, cumulativeAttrs(axis, reverse));
+  Type edge = t;
+  edge.shape[axis] = 1;
+  int one = b.full(edge, 1);
+  if (n == 1) return one;
+  Attrs part;
+  part.starts.assign(t.shape.size(), 0);
+  part.limits = t.shape;
+  part.strides.assign(t.shape.size(), 1);
+  part.starts[axis] = reverse ? 1 : 0;
+  part.limits[axis] = reverse ? n : n - 1;
+  int kept = b.emit1(Op::Slice, {running}, part);
+  Attrs cat;
+  cat.axes = {axis};
+  return b.emit1(Op::Concat, reverse ? std::vector<int>{kept, one} : std::vector<int>{one, kept}, cat);
+}
+
+// Per element of x, the product of the other elements of its reduction over `axes`.
+int productOfOthers(Builder& b, int x, const std::vector<int64_t>& axes) {
+  const Type tx = b.type(x);
+  const int64_t rank = static_cast<int64_t>(tx.shape.size());
+  std::vector<int64_t> perm;
+  Shape flat;
+  int64_t reduced = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
+      perm.push_back(d);
+      flat.push_back(tx.shape[d]);
+    }
+  for (int64_t d : axes) {
+    perm.push_back(d);
+    reduced *= tx.shape[d];
+  }
+  flat.push_back(reduced);
+  Shape moved;
+  for (int64_t d : perm) moved.push_back(tx.shape[d]);
+  int rows = b.reshape(b.transpose(x, perm), flat);
+  int64_t last = static_cast<int64_t>(flat.size()) - 1;
+  int others = b.mul(exclusiveProduct(b, rows, last, false), exclusiveProduct(b, rows, last, true));
+  std::vector<int64_t> back(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) back[perm[i]] = static_cast<int64_t>(i);
+  return b.transpose(b.reshape(others, moved), back);
+}
+
+// The combiner of the affine maps h -> a h + u: (a, u) then (b, v) is (a b, u b + v).
+FuncPtr affineComposition(DType d, Span span) {
+  auto f = std::make_shared<Func>();
+  f->name = "affine_composition";
+  Type scalar{d, {}};
+  int a = f->newVar(scalar), u = f->newVar(scalar), c = f->newVar(scalar), v = f->newVar(scalar);
+  f->params = {a, u, c, v};
+  Builder fb{*f, span};
+  f->results = {fb.mul(a, c), fb.add(fb.mul(u, c), v)};
+  return f;
+}
+
+Tan cumprodTangent(Builder& b, const Eqn& e, int x, int t) {
+  int64_t axis = e.attrs.axes.at(0);
+  Eqn pairs;
+  pairs.op = Op::AssocScan;
+  pairs.inputs = {x, b.mul(t, exclusiveProduct(b, x, axis, e.attrs.reverse))};
+  pairs.attrs = cumulativeAttrs(axis, e.attrs.reverse);
+  pairs.subs = {affineComposition(b.type(x).dtype, b.span)};
+  pairs.span = b.span;
+  return emitAssociativeScanRounds(b.dst, pairs).at(1);
+}
+
 Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
   const Type& tx = b.type(x);
   switch (e.op) {
     case Op::ReduceSum: return b.reduceSum(t, e.attrs.axes);
-    case Op::ReduceProd: return b.reduceSum(b.mul(t, b.div(unreduce(b, y, tx, e.attrs.axes), x)), e.attrs.axes);
+    case Op::ReduceProd: return b.reduceSum(b.mul(t, productOfOthers(b, x, e.attrs.axes)), e.attrs.axes);
     case Op::ReduceMax: case Op::ReduceMin: {
       // The tangent of the extreme element, averaged over ties (as JAX).
       int mask = b.convert(b.emit1(Op::Eq, {x, unreduce(b, y, tx, e.attrs.axes)}), tx.dtype);
@@ -232,7 +328,7 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
   int64_t axis = e.attrs.axes.at(0);
   switch (e.op) {
     case Op::CumSum: return b.emit1(Op::CumSum, {t}, e.attrs);
-    case Op::CumProd: return b.mul(b.emit1(Op::CumSum, {b.div(t, x)}, e.attrs), y);
+    case Op::CumProd: return cumprodTangent(b, e, x, t);
     case Op::CumMax: case Op::CumMin: {
       // The tangent of the element where the running extreme was last attained.
       Attrs io;

@@ -112,8 +112,28 @@ int clampedIndex(Builder& b, int idx, int64_t dim) {
   return b.emit1(Op::Max, {b.emit1(Op::Min, {wrapped, b.full(b.type(idx), static_cast<double>(dim - 1))}), b.like(idx, 0)});
 }
 
-// The gathered cotangent of a scatter's updates, zero where an update was dropped.
-int gatheredUpdates(Builder& b, int ct, const std::vector<int>& idx, const Type& operand, const Type& updates) {
+// Where the updates of `.at[idx].set` with repeated indices are the last write to their
+// element: the updates scatter their own positions with the same indices, and each reads back
+// which position won (the overwritten ones neither reach the result nor get a cotangent).
+int lastWrites(Builder& b, const std::vector<int>& idx, const std::vector<int>& clamped, const Type& operand) {
+  const Shape batch = b.type(idx[0]).shape;
+  Attrs iota;
+  iota.dtype = DType::I32;
+  iota.shape = {numElements(batch)};
+  iota.axes = {0};
+  int positions = b.reshape(b.emit1(Op::Iota, {}, std::move(iota)), batch);
+  Shape indexed(operand.shape.begin(), operand.shape.begin() + static_cast<int64_t>(idx.size()));
+  std::vector<int> scatter{b.full(Type{DType::I32, indexed}, -1), positions};
+  scatter.insert(scatter.end(), idx.begin(), idx.end());
+  std::vector<int> gather{b.emit1(Op::Scatter, std::move(scatter))};
+  gather.insert(gather.end(), clamped.begin(), clamped.end());
+  return b.emit1(Op::Eq, {b.emit1(Op::Gather, std::move(gather)), positions});
+}
+
+// The gathered cotangent of a scatter's updates, zero where an update was dropped (and, with
+// `lastWins`, where a later update to the same element overwrote it).
+int gatheredUpdates(Builder& b, int ct, const std::vector<int>& idx, const Type& operand, const Type& updates,
+                    bool lastWins) {
   std::vector<int> args{ct};
   int valid = -1;
   for (size_t k = 0; k < idx.size(); ++k) {
@@ -124,6 +144,7 @@ int gatheredUpdates(Builder& b, int ct, const std::vector<int>& idx, const Type&
     valid = valid < 0 ? ok : b.emit1(Op::And, {valid, ok});
     args.push_back(clampedIndex(b, idx[k], dim));
   }
+  if (lastWins) valid = b.emit1(Op::And, {valid, lastWrites(b, idx, std::vector<int>(args.begin() + 1, args.end()), operand)});
   int g = b.emit1(Op::Gather, std::move(args));
   int mask = b.broadcast(valid, updates.shape, range(0, b.type(valid).shape.size()));
   return b.select(mask, g, b.zeros(updates));
@@ -266,7 +287,7 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
           r[0] = b.emit1(Op::Scatter, std::move(args));
         }
       }
-      if (lin(1)) r[1] = gatheredUpdates(b, ct, idx, in(0), in(1));
+      if (lin(1)) r[1] = gatheredUpdates(b, ct, idx, in(0), in(1), e.op == Op::Scatter);
       return r;
     }
     case Op::DotGeneral: {
