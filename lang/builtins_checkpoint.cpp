@@ -158,7 +158,9 @@ Value checkpointName(Evaluator& ev, CallArgs& c) {
 // A call of a checkpointed function: a scan of one step over f (Note [Rematerialisation]).
 Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
   if (d.policy == "everything_saveable") return ev.call(v.fn, c);
-  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint");
+  // Static arguments stay static (a `static` parameter of f accepts them): only the traced
+  // ones are recomputed.
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint", std::vector<bool>(c.pos.size() + 1, false));
   Attrs at;
   at.numConsts = static_cast<int>(tc.leaves.size());
   at.length = 1;

@@ -95,6 +95,27 @@ bool promoteWeakCarry(Evaluator& ev, const TreeDef& initDef, std::vector<AVal>& 
   return changed;
 }
 
+/// A weak body result (a literal such as `0.5`) of the carry's shape but another dtype than a
+/// strong initial carry leaf takes the carry's dtype, as a weak operand takes the other
+/// operand's: a conversion is appended to the body (Note [Weak carries]).
+void castWeakResults(Evaluator::Traced& t, const std::vector<AVal>& init, size_t outOffset, Span span) {
+  Func& f = *t.func;
+  for (size_t i = 0; i < init.size() && outOffset + i < t.outLeaves.size(); ++i) {
+    AVal& o = t.outLeaves[outOffset + i];
+    if (!o.weak || init[i].weak || o.type.shape != init[i].type.shape || o.type.dtype == init[i].type.dtype) continue;
+    Eqn cast;
+    cast.op = Op::Convert;
+    cast.inputs = {f.results.at(outOffset + i)};
+    cast.attrs.dtype = init[i].type.dtype;
+    cast.outputs = {f.newVar(init[i].type)};
+    cast.span = span;
+    f.results[outOffset + i] = cast.outputs[0];
+    f.eqns.push_back(std::move(cast));
+    o.type.dtype = init[i].type.dtype;
+    o.weak = false;
+  }
+}
+
 AVal sliceType(const AVal& x) {  // the per-iteration slice of a scanned array
   AVal s = placeholder(x);
   s.type.shape.erase(s.type.shape.begin());
@@ -184,6 +205,7 @@ Value scan(Evaluator& ev, CallArgs& c) {
     Evaluator::Traced again = ev.traceFunction(f, {carry, xVal}, a.span(0), "scan body", "the scan carry");
     return std::vector<AVal>(again.outLeaves.begin(), again.outLeaves.begin() + static_cast<long>(std::min(carryLeaves.size(), again.outLeaves.size())));
   };
+  castWeakResults(t, init.leaves, 0, a.span(0));
   checkCarry("scan", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(0), scanStep);
 
   Attrs at;
@@ -292,6 +314,7 @@ Value boundedWhileLoop(Evaluator& ev, Args& a, Flat& init, int64_t maxSteps, Che
   };
   Evaluator::Traced t = traceStep();
   if (promoteWeakCarry(ev, init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, a.span(2))) t = traceStep();
+  castWeakResults(t, init.leaves, 0, bodySpan);
   checkCarry("while_loop", init.def, init.leaves, t.outTree.children[0], t.outLeaves, 0, bodySpan,
              whileBodyStep(ev, a, init.def));
   Attrs at;
@@ -329,6 +352,7 @@ Value whileLoop(Evaluator& ev, CallArgs& c) {
   auto [tc, tb] = traceLoop();
   if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(2)))
     std::tie(tc, tb) = traceLoop();
+  castWeakResults(tb, init.leaves, 0, a.span(1));
   checkCarry("while_loop", init.def, init.leaves, tb.outTree, tb.outLeaves, 0, a.span(1), whileBodyStep(ev, a, init.def));
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());
@@ -389,6 +413,7 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
       t = traceStep();
     std::vector<AVal> initLeaves = concatLeaves({lo}, init.leaves);
     // The user's carry is the second part of ((i, x), None); the index is ours.
+    castWeakResults(t, init.leaves, 1, a.span(2));
     checkCarry("fori_loop", init.def, init.leaves, t.outTree.children[0].children[1], t.outLeaves, 1, a.span(2),
                foriStep);
     Attrs at;
@@ -423,6 +448,7 @@ Value foriLoop(Evaluator& ev, CallArgs& c) {
   if (promoteWeakCarry(ev, init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(3)))
     std::tie(tc, tb) = traceLoop();
   std::vector<AVal> initLeaves = concatLeaves({lo, hi}, init.leaves);
+  castWeakResults(tb, init.leaves, 2, a.span(2));
   checkCarry("fori_loop", init.def, init.leaves, tb.outTree.children[2], tb.outLeaves, 2, a.span(2), foriStep);
   Attrs at;
   at.numConsts = static_cast<int>(tc.trace->captured().size());

@@ -120,7 +120,7 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
     } else {
       inAxes.push_back(std::nullopt);
     }
-    perLane.push_back(placeholder(l));
+    perLane.push_back(inAxes.back() ? placeholder(l) : l);  // unmapped static leaves stay static
   }
   if (!size)
     fail("E0304", c.span, "vmap has no mapped argument to take the axis size from",
@@ -132,7 +132,7 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   size_t pos = 0;
   Value laneArgs = Evaluator::unflatten(in.def, perLane, pos);
   AxisScope named(ev, AxisFrame{v.axisName, *size, v.pmap});
-  Evaluator::Traced t = ev.traceFunction(v.fn, *laneArgs.elems, v.span, "vmapped function", "a vmapped argument");
+  Evaluator::Traced t = ev.traceFunction(v.fn, *laneArgs.elems, v.span, "vmapped function", "a vmapped argument", true);
   std::vector<std::optional<int>> allIn(t.trace->captured().size(), std::nullopt);
   allIn.insert(allIn.end(), inAxes.begin(), inAxes.end());
   std::vector<std::optional<int64_t>> outSpec;

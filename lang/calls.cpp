@@ -124,7 +124,7 @@ Value Evaluator::inlineClosure(const Closure& c, std::vector<Value> bound, Span 
 
 Evaluator::Traced Evaluator::traceFunction(const Value& fn, const std::vector<Value>& abstractArgs,
                                            Span span, const std::string& name,
-                                           const std::string& originWhat) {
+                                           const std::string& originWhat, bool keepStatic) {
   return traceBody(
       [&](const std::vector<Value>& params) {
         CallArgs args;
@@ -133,12 +133,13 @@ Evaluator::Traced Evaluator::traceFunction(const Value& fn, const std::vector<Va
         args.span = span;
         return call(fn, args);
       },
-      abstractArgs, span, name, originWhat);
+      abstractArgs, span, name, originWhat, keepStatic);
 }
 
 Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vector<Value>&)>& body,
                                        const std::vector<Value>& abstractArgs, Span span,
-                                       const std::string& name, const std::string& originWhat) {
+                                       const std::string& name, const std::string& originWhat,
+                                       bool keepStatic) {
   Traced t;
   t.trace = std::make_unique<Trace>(tracer_.current(), name);
   std::vector<Value> params;
@@ -153,8 +154,9 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
     std::vector<AVal> abs;
     for (const AVal& leaf : leaves) {
       AVal l = defaultize(leaf, span);
-      abs.push_back(t.trace->newParam(l.type, l.weak, l.origin ? l.origin : origin));
-      paramVars.push_back(abs.back().var);
+      AVal param = t.trace->newParam(l.type, l.weak, l.origin ? l.origin : origin);
+      paramVars.push_back(param.var);
+      abs.push_back(keepStatic && leaf.isStatic() ? leaf : param);
     }
     size_t pos = 0;
     params.push_back(unflatten(def, abs, pos));
@@ -171,7 +173,12 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
     result = body(params);
     flatten(result, t.outLeaves, t.outTree, span, (name + " result").c_str());
     std::vector<int> results;
-    for (AVal& l : t.outLeaves) results.push_back(tracer_.varOf(l));
+    // A weak literal result is materialised in its default dtype (0.5 as f32, 7 as i32), as
+    // anywhere else a weak value becomes an array; it stays weak for the caller's promotion.
+    for (AVal& l : t.outLeaves) {
+      l = defaultize(l, span);
+      results.push_back(tracer_.varOf(l));
+    }
     t.trace->finish(paramVars, results);
   });
   t.func = t.trace->funcPtr();

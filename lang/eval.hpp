@@ -205,12 +205,15 @@ class Evaluator {
     TreeDef outTree;
     std::vector<AVal> outLeaves;  // as seen inside the trace (types, weak flags)
   };
+  /// With `keepStatic`, a static leaf of the arguments reaches the body as it is (its parameter
+  /// stays unused): a transformation passes the arguments it does not transform (vmap's
+  /// in_axes=None, grad's outside argnums) that way, so a `static` parameter accepts them.
   Traced traceFunction(const Value& fn, const std::vector<Value>& abstractArgs, Span span,
-                       const std::string& name, const std::string& originWhat);
+                       const std::string& name, const std::string& originWhat, bool keepStatic = false);
   /// As traceFunction, for a body written in C++ (fori_loop's step, ...).
   Traced traceBody(const std::function<Value(const std::vector<Value>&)>& body,
                    const std::vector<Value>& abstractArgs, Span span, const std::string& name,
-                   const std::string& originWhat);
+                   const std::string& originWhat, bool keepStatic = false);
 
   Tracer& tracer() { return tracer_; }
   ArrayOps& ops() { return ops_; }

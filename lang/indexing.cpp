@@ -51,6 +51,25 @@ AxisSlice normaliseSlice(std::optional<int64_t> lo, std::optional<int64_t> hi, i
 }
 }  // namespace
 
+namespace {
+
+/// The items of a tuple used as a whole index: None is a new axis, anything else an index.
+std::vector<IndexArg> tupleIndexArgs(const Value& tuple, Span span) {
+  std::vector<IndexArg> args;
+  for (const Value& v : *tuple.elems) {
+    IndexArg a;
+    a.span = span;
+    if (v.isNone())
+      a.kind = IndexArg::Kind::NewAxis;
+    else
+      a.value = toArray(v, span, "index");
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+}  // namespace
+
 std::vector<IndexArg> Evaluator::evalIndexArgs(const std::vector<IndexItem>& items,
                                                const std::shared_ptr<Env>& env) {
   std::vector<IndexArg> args;
@@ -73,7 +92,11 @@ std::vector<IndexArg> Evaluator::evalIndexArgs(const std::vector<IndexItem>& ite
     } else if (isNewAxis(it)) {
       a.kind = IndexArg::Kind::NewAxis;
     } else {
-      a.value = toArray(eval(*it.index, env), it.span, "index");
+      Value v = eval(*it.index, env);
+      // NumPy's rule: a tuple as the whole index is the tuple of indices, so `x[(i, j)]` is
+      // `x[i, j]` and `x[nonzero(mask)]` gathers the nonzero elements.
+      if (v.isTuple() && items.size() == 1) return tupleIndexArgs(v, it.span);
+      a.value = toArray(v, it.span, "index");
     }
     args.push_back(std::move(a));
   }
