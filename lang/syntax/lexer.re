@@ -1,6 +1,8 @@
 // The lexer: re2c rules that turn source bytes into tokens, with lexical error reporting.
 #include "lang/syntax/lexer.hpp"
 
+#include <algorithm>
+
 #include "lang/syntax/literals.hpp"
 
 namespace scn {
@@ -91,6 +93,9 @@ Token Lexer::next() {
       // One rule for every numeral; lexNumber splits digits, fraction, exponent and suffix.
       // There is no leading-dot form (`.5`), so `t.0` is a field access, and `1..n` a range.
       [0-9]+ ("." [0-9]+)? ([eE] [+-]? [0-9]*)? [a-zA-Z0-9_]* { return lexNumber(start); }
+      // Python's `1.` (a float with no fraction digits), when no digit, name or dot follows:
+      // `[1., 2.]`, `x * 2.`; `1..n` stays a range and `1.e5` is not this form.
+      [0-9]+ "." / [^.0-9a-zA-Z_] { return lexNumber(start); }
 
       "**" { return make(TokenKind::StarStar, start); }
       "//" { return make(TokenKind::SlashSlash, start); }
@@ -237,6 +242,9 @@ Token Lexer::lexInvalid(const unsigned char* begin) {
 // Range checks against the dtype happen in the parser, which knows whether a unary minus
 // precedes the literal (so `-2147483648i32` is allowed).
 Token Lexer::lexNumber(const unsigned char* begin) {
+  // `1.` as the last characters of the input, which the trailing context of its rule cannot see.
+  bool digitsOnly = std::all_of(begin, cur_, [](unsigned char c) { return c >= '0' && c <= '9'; });
+  if (digitsOnly && cur_ + 1 == lim_ && *cur_ == '.') ++cur_;
   Token t = make(TokenKind::Number, begin);
   NumberDecode d = decodeNumber(t.span.text());
   t.isFloat = d.isFloat;

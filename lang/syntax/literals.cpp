@@ -110,6 +110,9 @@ NumberDecode decodeNumber(std::string_view text) {
       d.isFloat = true;
       i += 2;
       while (i < text.size() && isDigit(text[i])) ++i;
+    } else if (i + 1 == text.size() && text[i] == '.') {  // `1.`: the lexer admits it alone
+      d.isFloat = true;
+      ++i;
     }
     if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
       size_t e = i++;
