@@ -483,13 +483,15 @@ AVal ArrayOps::matmul(AVal a, AVal b, Span span) {
     fail("E0206", span, "matmul needs arrays of rank >= 1, got shapes " + shapeString(a.type.shape) +
                             " and " + shapeString(b.type.shape),
          "use `*` to multiply by a scalar");
-  // Vectors are promoted to matrices as in NumPy and the added axis removed afterwards.
+  // Vectors are promoted to matrices as in NumPy and the added axis removed afterwards; the
+  // message names the shapes as written.
+  const Shape written[2] = {a.type.shape, b.type.shape};
   bool aVec = ra == 1, bVec = rb == 1;
   if (aVec) a = reshape(a, {1, a.type.shape[0]}, span);
   if (bVec) b = reshape(b, {b.type.shape[0], 1}, span);
   Shape sa = a.type.shape, sb = b.type.shape;
   if (sa.back() != sb[sb.size() - 2])
-    fail("E0206", span, "matmul got incompatible shapes " + shapeString(sa) + " and " + shapeString(sb),
+    fail("E0206", span, "matmul got incompatible shapes " + shapeString(written[0]) + " and " + shapeString(written[1]),
          "the last axis of the left operand must equal the second-to-last of the right (" +
              std::to_string(sa.back()) + " != " + std::to_string(sb[sb.size() - 2]) + ")");
   // A stack of matrices times one matrix: a's last axis with b's first and no batch axes (as

@@ -43,6 +43,14 @@ std::string surfaceTypeString(const AVal& v);
 /// The dtype two operands promote to (docs/language.md "Type promotion").
 DType promoteTypes(const AVal& a, const AVal& b);
 
+/// The float dtype in which integer or bool values compute where a float is needed (mean,
+/// median, sqrt, `/`): f64 for 64-bit integers, f32 for the others; floats and complex
+/// dtypes are their own.
+inline DType inexactDType(DType t) {
+  if (isFloat(t) || isComplex(t)) return t;
+  return t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
+}
+
 class ArrayOps {
  public:
   explicit ArrayOps(Tracer& t) : t_(t) {}

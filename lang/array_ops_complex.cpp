@@ -79,7 +79,7 @@ AVal ArrayOps::complexPow(AVal x, AVal y, Span span) {
 
 AVal ArrayOps::makeComplex(AVal re, AVal im, Span span, const char* what) {
   DType t = promoteTypes(re, im);
-  if (!isFloat(t)) t = t == DType::I64 || t == DType::U64 ? DType::F64 : DType::F32;
+  t = inexactDType(t);
   bool weak = re.weak && im.weak;
   re = convert(re, t, span);
   im = convert(im, t, span);

@@ -51,6 +51,26 @@ std::string numberText(double v) {
   return std::string(buf, r.ptr);
 }
 
+// The dtype of arange's or linspace's values without dtype=: JAX's result type of the bounds
+// (and step) when it is a float, so a strong float bound keeps its dtype (linspace(0.0f64, 1.0)
+// and arange(0.0f64, 1.0, 0.25) are f64, a bf16 bound gives bf16); otherwise the default f32 for
+// float values and i32 for integer ones. Integer bounds do not widen the range: a static size
+// often arrives as an i64 scalar (from a host, from len), and arange(n) stays i32 as in JAX.
+DType boundsDType(const std::vector<AVal>& bounds, bool anyFloat) {
+  std::optional<AVal> acc;
+  for (const AVal& b : bounds) {
+    if (!acc) {
+      acc = b;
+      continue;
+    }
+    DType d = promoteTypes(*acc, b);
+    acc->weak = acc->weak && b.weak;
+    acc->type.dtype = d;
+  }
+  if (!acc || acc->weak || !isFloat(acc->type.dtype)) return anyFloat ? DType::F32 : DType::I32;
+  return acc->type.dtype;
+}
+
 Value arange(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "arange", {"start", "stop=", "step=", "dtype="});
   // arange(n) or arange(start, stop, step): static bounds (the length is a shape).
@@ -91,7 +111,9 @@ Value arange(Evaluator& ev, CallArgs& c) {
                               numberText(step) + " has too many elements",
          "the number of elements must fit in a signed 64-bit integer");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(length));
-  DType t = a.dtype(3).value_or(anyFloat ? DType::F32 : DType::I32);
+  std::vector<AVal> bounds;
+  for (auto [i, v] : given) bounds.push_back(a.array(i));
+  DType t = a.dtype(3).value_or(boundsDType(bounds, anyFloat));
   if (isInteger(t) && n > 0) {  // as a weak integer that does not fit (Note [Weak types])
     double last = start + static_cast<double>(n - 1) * step;
     for (double v : {start, last})
@@ -117,6 +139,7 @@ Value linspace(Evaluator& ev, CallArgs& c) {
   DType t = a.dtype(4).value_or(DType::F32);
   AVal start = a.array(0), stop = a.array(1);
   int64_t div = endpoint ? n - 1 : n;
+  if (!a.dtype(4)) t = boundsDType({start, stop}, true);
   AVal i = ev.ops().iota(DType::F64, {n}, 0, c.span);
   AVal delta = ev.ops().binary(Op::Sub, ev.ops().convert(stop, DType::F64, c.span), ev.ops().convert(start, DType::F64, c.span), c.span, "linspace");
   AVal stepv = div > 0 ? ev.ops().trueDivide(delta, weakFloat(static_cast<double>(div)), c.span) : weakFloat(0);

@@ -37,8 +37,6 @@ Method methodArg(const Args& a, size_t i, const char* fn) {
        "method is one of \"linear\", \"lower\", \"higher\", \"midpoint\", \"nearest\"");
 }
 
-DType floatOf(DType t) { return isFloat(t) ? t : (t == DType::I64 || t == DType::U64) ? DType::F64 : DType::F32; }
-
 AVal floatConst(DType t, double v) { return strongScalar(t, v); }
 
 std::string numberText(double v) {
@@ -186,7 +184,7 @@ Value quantileCall(Evaluator& ev, CallArgs& c, const QuantileCall& call, bool wi
                  : Args(ev, c, call.fn, {"x", "axis=", "keepdims="});
   ArrayOps& ops = ev.ops();
   AVal x = defaultize(a.array(0), a.span(0));
-  DType t = floatOf(x.type.dtype);
+  DType t = inexactDType(x.type.dtype);
   x = ops.convert(x, t, a.span(0));
   size_t axisArg = withQ ? 2 : 1;
   bool keepdims = a.boolean(withQ ? 4 : 2, false);
@@ -233,7 +231,7 @@ Value cumlogsumexp(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "cumlogsumexp", {"x", "axis=", "reverse="});
   ArrayOps& ops = ev.ops();
   AVal x = defaultize(a.array(0), a.span(0));
-  x = ops.convert(x, floatOf(x.type.dtype), a.span(0));
+  x = ops.convert(x, inexactDType(x.type.dtype), a.span(0));
   auto axes = a.has(1) ? a.axes(1) : std::optional<std::vector<int64_t>>{std::vector<int64_t>{0}};
   if (!axes) {
     x = ops.reshape(x, {numElements(x.type.shape)}, c.span);

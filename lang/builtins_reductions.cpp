@@ -95,7 +95,8 @@ AVal whereMask(Reduction& r, const Args& a, size_t i) {
 
 /// A float version of x for the averaging reductions (Note [Reduction keywords]).
 AVal floating(Reduction& r, const AVal& x) {
-  return isFloat(x.type.dtype) || isComplex(x.type.dtype) ? x : r.ops().convert(x, DType::F32, r.span);
+  DType t = inexactDType(x.type.dtype);
+  return t == x.type.dtype ? x : r.ops().convert(x, t, r.span);
 }
 
 // ---- sum prod max min all any ----
