@@ -131,3 +131,19 @@ def test_denormal_results_are_flushed_and_numpy_keeps_its_own(backend):
     out = ctx.scale(np.full(1 << 16, 1e-38, dtype=np.float32), np.float32(0.01))
     assert not out.any()
     assert np.float32(1e-38) * np.float32(0.01) > 0
+
+
+def test_forms_found_porting_jax_programs(ctx):
+    # JAX's derivatives at zeros, a static argument through vmap, a tuple as the whole index,
+    # and linspace of f64 bounds, called from Python (the same as tests/repl/jax_ports.repl).
+    ctx.run("fn dprod(x) = grad(|y| prod(y))(x)\n"
+            "fn scale(x, static n) = x * n\n"
+            "fn scaled(x) = vmap(scale, in_axes=(0, None))(x, 2.)\n"
+            "fn picked(m) = m[nonzero(m > 5., size=3)]\n"
+            "fn grid(a, b) = linspace(a, b, 3)")
+    np.testing.assert_array_equal(ctx.dprod(np.array([2.0, 0.0, 3.0], np.float32)), [0, 6, 0])
+    np.testing.assert_array_equal(ctx.scaled(np.arange(3, dtype=np.float32)), [0, 2, 4])
+    np.testing.assert_array_equal(ctx.picked(np.arange(12.0, dtype=np.float32).reshape(3, 4)), [6, 7, 8])
+    g = ctx.grid(np.array(0.0), np.array(1.0))  # 0-d f64 arrays: strong
+    assert g.dtype == np.float64
+    np.testing.assert_array_equal(g, [0, 0.5, 1])
