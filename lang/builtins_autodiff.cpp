@@ -1,6 +1,7 @@
 // Automatic differentiation builtins: grad, value_and_grad, jacfwd, jacrev, hessian, jvp, vjp,
 // stop_gradient, custom_jvp and custom_vjp. Each traces the function it is given and applies an IR transformation
 // (jit/autodiff.hpp); the function values they return compose with vmap and with each other.
+#include <algorithm>
 #include <functional>
 
 #include "jit/autodiff.hpp"
@@ -136,18 +137,19 @@ Value zerosLike(const Type& t) {
 
 
 TracedCall traceAt(Evaluator& ev, const Value& fn, const std::vector<Value>& args, const std::vector<Span>& spans,
-                   Span span, const std::string& what, const std::vector<bool>& transformed) {
+                   Span span, const std::string& what, const std::vector<bool>& keepStatic) {
   TracedCall tc;
   std::vector<Value> abstract;
   for (size_t i = 0; i < args.size(); ++i) {
     tc.args.push_back(flat(args[i], i < spans.size() ? spans[i] : span, (what + " argument").c_str()));
-    bool keep = i < transformed.size() && !transformed[i];
+    bool keep = i < keepStatic.size() && keepStatic[i];
     std::vector<AVal> ph;
     for (const AVal& l : tc.args.back().leaves) ph.push_back(keep ? l : placeholder(l));
     size_t pos = 0;
     abstract.push_back(rebuild(tc.args.back().def, ph, pos));
   }
-  tc.t = ev.traceFunction(fn, abstract, span, what + " function", "a differentiated argument", !transformed.empty());
+  bool anyKept = std::find(keepStatic.begin(), keepStatic.end(), true) != keepStatic.end();
+  tc.t = ev.traceFunction(fn, abstract, span, what + " function", "a differentiated argument", anyKept);
   tc.leaves = tc.t.trace->captured();
   for (const Flat& f : tc.args) {
     tc.firstLeaf.push_back(tc.leaves.size());
@@ -177,15 +179,14 @@ std::string inputHelp(const AutodiffFn& d, DType t) {
          "of argnums";
 }
 
-// Per positional argument, whether argnums differentiates it (an out-of-range argnums is left
-// to wrtMask's E0275).
-std::vector<bool> differentiatedArgs(const AutodiffFn& d, size_t count) {
-  std::vector<bool> out(count, false);
+// Per positional argument, whether argnums leaves it alone, so that its static leaves stay
+// static (an out-of-range argnums is left to wrtMask's E0275).
+std::vector<bool> undifferentiatedArgs(const AutodiffFn& d, size_t count) {
+  std::vector<bool> out(count, true);
   for (int64_t n : d.argnums) {
     int64_t k = static_cast<int64_t>(count), i = n < 0 ? n + k : n;
-    if (i >= 0 && i < k) out[static_cast<size_t>(i)] = true;
+    if (i >= 0 && i < k) out[static_cast<size_t>(i)] = false;
   }
-  if (count == 0) out.push_back(true);  // a non-empty mask: traceAt keeps static leaves
   return out;
 }
 
@@ -235,7 +236,7 @@ Value perArgnum(const TracedCall& tc, const AutodiffFn& d, const std::vector<Val
 }
 
 Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
-  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name(), differentiatedArgs(d, c.pos.size()));
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name(), undifferentiatedArgs(d, c.pos.size()));
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
   const TreeDef& out = tc.t.outTree;
   if (d.hasAux && (out.kind != TreeDef::Tuple || out.children.size() != 2))
@@ -280,7 +281,7 @@ Value applyGrad(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c
 }
 
 Value applyJacobian(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c) {
-  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name(), differentiatedArgs(d, c.pos.size()));
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, d.name(), undifferentiatedArgs(d, c.pos.size()));
   std::vector<bool> wrt = wrtMask(tc, d, c, v.span);
   bool forward = d.kind == AutodiffFn::Jacfwd;
   for (const AVal& o : tc.t.outLeaves) {  // JAX's output rules: complex under holomorphic only

@@ -17,10 +17,10 @@ struct TracedCall {
   std::vector<size_t> firstLeaf;  // per argument: its first leaf's index in `leaves`
 };
 
-/// Traces fn at abstract values of `args` (placeholders of their leaves). The arguments
-/// `transformed` says are not (all when it is empty) keep their static leaves static.
+/// Traces fn at abstract values of `args` (placeholders of their leaves). The arguments that
+/// `keepStatic` marks (those the transformation does not transform) keep their static leaves.
 TracedCall traceAt(Evaluator& ev, const Value& fn, const std::vector<Value>& args, const std::vector<Span>& spans,
-                   Span span, const std::string& what, const std::vector<bool>& transformed = {});
+                   Span span, const std::string& what, const std::vector<bool>& keepStatic = {});
 
 /// A call of a function checkpoint returned (Note [Rematerialisation] in builtins_checkpoint.cpp).
 Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallArgs& c);

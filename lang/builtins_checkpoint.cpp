@@ -160,7 +160,7 @@ Value applyCheckpoint(Evaluator& ev, const VmapFn& v, const AutodiffFn& d, CallA
   if (d.policy == "everything_saveable") return ev.call(v.fn, c);
   // Static arguments stay static (a `static` parameter of f accepts them): only the traced
   // ones are recomputed.
-  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint", std::vector<bool>(c.pos.size() + 1, false));
+  TracedCall tc = traceAt(ev, v.fn, c.pos, c.posSpans, v.span, "checkpoint", std::vector<bool>(c.pos.size(), true));
   Attrs at;
   at.numConsts = static_cast<int>(tc.leaves.size());
   at.length = 1;
