@@ -151,6 +151,8 @@ Value applyVmap(Evaluator& ev, const VmapFn& v, CallArgs& c) {
   NamedAxis axis{v.axisName, split ? ev.processes() : nullptr};
   FuncPtr batched = batchFunc(*t.func, allIn, lanes, outAxes, v.span, axis);
   std::vector<AVal> outs = ev.tracer().call(batched, concatLeaves(t.trace->captured(), in.leaves), c.span);
+  for (size_t j = 0; j < outs.size(); ++j)  // a weak lane result stays weak, as in JAX
+    outs[j].weak = t.outLeaves[j].weak && outs[j].type.dtype == t.outLeaves[j].type.dtype;
   for (size_t j = 0; split && j < outs.size(); ++j)
     if (outAxes[j]) outs[j] = pmapGatherResult(ev, outs[j], *outAxes[j], c.span);
   pos = 0;
