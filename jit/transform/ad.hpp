@@ -71,6 +71,8 @@ struct Builder {
   int transpose(int a, const std::vector<int64_t>& perm);
   int broadcast(int a, const Shape& shape, const std::vector<int64_t>& axes);
   int reduceSum(int a, const std::vector<int64_t>& axes);
+  /// a[lo:hi] along `axis` (every other axis whole).
+  int sliceAxis(int a, int64_t axis, int64_t lo, int64_t hi);
   /// x[..., idx, ...] along `axis` for an integer idx of x's shape (take_along_axis).
   int takeAlongAxis(int x, int idx, int64_t axis);
   /// Zeros of x's type with ct added at idx along `axis` (the transpose of takeAlongAxis).

@@ -50,6 +50,17 @@ int Builder::reshape(int a, const Shape& shape) {
   return emit1(Op::Reshape, {a}, std::move(at));
 }
 
+int Builder::sliceAxis(int a, int64_t axis, int64_t lo, int64_t hi) {
+  const Shape shape = type(a).shape;
+  Attrs at;
+  at.starts.assign(shape.size(), 0);
+  at.limits = shape;
+  at.strides.assign(shape.size(), 1);
+  at.starts[axis] = lo;
+  at.limits[axis] = hi;
+  return emit1(Op::Slice, {a}, std::move(at));
+}
+
 int Builder::transpose(int a, const std::vector<int64_t>& perm) {
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);

@@ -78,14 +78,7 @@ FuncPtr jacobianFunc(const Func& f, const std::vector<bool>& wrt, bool forward, 
       // (n, *x) over the output elements.
       int rows = forward ? stacked[o] : stacked[k];
       int64_t from = forward ? offset[k] : offset[o], count = forward ? inCount : outCount;
-      Type rt = g->type(rows);
-      Attrs s;
-      s.starts.assign(rt.shape.size(), 0);
-      s.limits = rt.shape;
-      s.strides.assign(rt.shape.size(), 1);
-      s.starts[0] = from;
-      s.limits[0] = from + count;
-      int part = b.emit1(Op::Slice, {rows}, std::move(s));
+      int part = b.sliceAxis(rows, 0, from, from + count);
       if (forward) {
         part = b.reshape(part, {inCount, outCount});
         part = b.transpose(part, {1, 0});

@@ -227,13 +227,7 @@ int exclusiveProduct(Builder& b, int x, int64_t axis, bool reverse) {
   edge.shape[axis] = 1;
   int one = b.full(edge, 1);
   if (n == 1) return one;
-  Attrs part;
-  part.starts.assign(t.shape.size(), 0);
-  part.limits = t.shape;
-  part.strides.assign(t.shape.size(), 1);
-  part.starts[axis] = reverse ? 1 : 0;
-  part.limits[axis] = reverse ? n : n - 1;
-  int kept = b.emit1(Op::Slice, {running}, part);
+  int kept = b.sliceAxis(running, axis, reverse ? 1 : 0, reverse ? n : n - 1);
   Attrs cat;
   cat.axes = {axis};
   return b.emit1(Op::Concat, reverse ? std::vector<int>{kept, one} : std::vector<int>{one, kept}, cat);

@@ -236,13 +236,7 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
       for (size_t i = 0; i < e.inputs.size(); ++i) {
         const Type& t = in(i);
         if (lin(i)) {
-          Attrs a;
-          a.starts.assign(t.shape.size(), 0);
-          a.limits = b.type(ct).shape;
-          a.strides.assign(t.shape.size(), 1);
-          a.starts[axis] = at;
-          a.limits[axis] = at + t.shape[axis];
-          r[i] = b.emit1(Op::Slice, {ct}, std::move(a));
+          r[i] = b.sliceAxis(ct, axis, at, at + t.shape[axis]);
         }
         at += t.shape[axis];
       }

@@ -225,13 +225,8 @@ Attrs outerAttrs(const Attrs& attrs, int64_t segments, int numCarry) {
 // x[first : first + segments * steps] reshaped to (segments, steps, ...).
 int segmentsOf(Builder& b, int x, const SegmentRun& run) {
   Type t = b.type(x);
-  Attrs a;
-  a.starts.assign(t.shape.size(), 0);
-  a.starts[0] = run.first;
-  a.limits = t.shape;
-  a.limits[0] = run.first + run.segments * run.steps;
-  a.strides.assign(t.shape.size(), 1);
-  int s = a.starts[0] == 0 && a.limits[0] == t.shape[0] ? x : b.emit1(Op::Slice, {x}, std::move(a));
+  int64_t last = run.first + run.segments * run.steps;
+  int s = run.first == 0 && last == t.shape[0] ? x : b.sliceAxis(x, 0, run.first, last);
   Shape shape = t.shape;
   shape[0] = run.steps;
   shape.insert(shape.begin(), run.segments);
