@@ -91,6 +91,14 @@ class ArrayOps {
   /// complex(re, im): the parts promoted to one float dtype (integers to f32) and broadcast.
   AVal makeComplex(AVal re, AVal im, Span span, const char* what);
   AVal select(AVal c, AVal a, AVal b, Span span, const char* what = "select");
+  /// stop_gradient(x): x with a zero derivative, a convert to its own dtype (Note [Stop
+  /// gradient] in jit/transform/vjp.cpp); static and non-float values are returned as they are.
+  AVal stopGradient(const AVal& x, Span span) {
+    if (x.isStatic() || !(isFloat(x.type.dtype) || isComplex(x.type.dtype))) return x;
+    Attrs same;
+    same.dtype = x.type.dtype;
+    return t_.apply1(Op::Convert, {x}, same, span);
+  }
 
   /// `what` names the builtin in messages (default: the op's name).
   AVal reduce(Op op, const AVal& x, std::optional<std::vector<int64_t>> axes, Span span,

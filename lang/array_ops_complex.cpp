@@ -38,10 +38,7 @@ AVal ArrayOps::complexUnary(Op op, AVal x, Span span) {
     AVal q = makeComplex(binary(Op::Div, complexPart(Op::Real, x, span), m, span, "sign"),
                          binary(Op::Div, complexPart(Op::Imag, x, span), m, span, "sign"), span, "sign");
     AVal s = select(isZero, zero, q, span, "sign");
-    if (s.isStatic()) return s;
-    Attrs same;  // a convert to its own dtype is stop_gradient: sign's derivative is zero, as JAX's
-    same.dtype = s.type.dtype;
-    AVal r = t_.apply1(Op::Convert, {s}, same, span);
+    AVal r = stopGradient(s, span);  // sign's derivative is zero, as JAX's
     r.weak = s.weak;
     return r;
   }

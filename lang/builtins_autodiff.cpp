@@ -390,15 +390,7 @@ Value stopGradient(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "stop_gradient", {"x"});
   Flat x = flat(a.get(0), a.span(0), "stop_gradient argument");
   std::vector<AVal> out;
-  for (const AVal& l : x.leaves) {
-    if (l.isStatic() || !(isFloat(l.type.dtype) || isComplex(l.type.dtype))) {
-      out.push_back(l);
-      continue;
-    }
-    Attrs at;
-    at.dtype = l.type.dtype;
-    out.push_back(ev.tracer().apply1(Op::Convert, {l}, at, c.span));
-  }
+  for (const AVal& l : x.leaves) out.push_back(ev.ops().stopGradient(l, c.span));
   size_t pos = 0;
   return rebuild(x.def, out, pos);
 }

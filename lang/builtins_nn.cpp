@@ -53,9 +53,7 @@ Value relu(Evaluator& ev, CallArgs& c) {
   AVal x = a.array(0);
   AVal y = ops.binary(Op::Max, x, weakInt(0), c.span, "relu");
   if (y.isStatic() || !isFloat(y.type.dtype)) return arr(y);
-  Attrs same;
-  same.dtype = y.type.dtype;
-  AVal flat = ev.tracer().apply1(Op::Convert, {y}, same, c.span);  // stop_gradient (Note [Stop gradient])
+  AVal flat = ops.stopGradient(y, c.span);
   AVal positive = ops.binary(Op::Gt, x, weakInt(0), c.span, "relu");
   return arr(ops.select(positive, x, flat, c.span, "relu"));
 }
