@@ -232,8 +232,22 @@ void finishWorld() {
   weStartedMpi = false;
 }
 
+// Note [Ending a run that failed]
+// After a collective failed, every waiting process calls abortWorld at about the same time (they
+// all reach the deadline together), and Open MPI has had races in which concurrent MPI_Aborts
+// hang (open-mpi/ompi-release#101): CI once saw such a run outlive its 60 s limit, not
+// reproducible in hundreds of runs since. So a process gives MPI_Abort kAbortGrace to end it and
+// then ends itself; mpirun sees a process exit without MPI_Finalize and ends the others.
+constexpr auto kAbortGrace = std::chrono::seconds(5);
+
 void abortWorld(int code) {
-  if (weStartedMpi) MPI_Abort(MPI_COMM_WORLD, code);
+  if (weStartedMpi) {
+    std::thread([code] {
+      std::this_thread::sleep_for(kAbortGrace);
+      std::_Exit(code);
+    }).detach();
+    MPI_Abort(MPI_COMM_WORLD, code);
+  }
   std::exit(code);
 }
 
