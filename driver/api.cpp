@@ -271,13 +271,14 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
   }
   args.fromHost = true;
   // Borrowed inputs must not outlive the call: static parameters may be kept as constants of
-  // the compiled code, so they are copied.
+  // the compiled code, and so may scalars that a transformation passes on (Note [Static arguments
+  // of a transformation] in lang/calls.cpp), so those are copied.
   std::vector<std::weak_ptr<Buffer>> borrowed;
   for (size_t i = 0; i < n; ++i) {
-    bool isStatic = closure && (*closure->params)[i].isStatic;
+    bool mayStayStatic = closure ? (*closure->params)[i].isStatic : inputs[i].shape.empty();
     Array a;
     try {
-      a = inputArray(inputs[i], i, !isStatic, borrowed, cx.copiedInputBytes);
+      a = inputArray(inputs[i], i, !mayStayStatic, borrowed, cx.copiedInputBytes);
     } catch (const UserError& e) {  // a bad view (E0601, E0402), or no memory for a copy (E0401)
       cx.report(e.diag, e.diag.code == "E0401" ? StatusCode::OutOfMemory : StatusCode::InvalidArgument);
       return {};

@@ -208,6 +208,12 @@ PipelineOptions pipelineOptionsFor(const Backend& backend) {
 std::vector<Array> Session::runFunc(const FuncPtr& f, const std::vector<Array>& args, CallRecord* rec) {
   auto it = executables_.find(f.get());
   if (it == executables_.end()) {
+    // A top-level loop that calls grad or vmap traces a new function each iteration: without a
+    // sweep here its code would pile up until the program ends. Doubling keeps the sweeps cheap.
+    if (executables_.size() >= sweepAt_) {
+      dropUnreachableCode();
+      sweepAt_ = std::max(kFirstSweep, 2 * executables_.size());
+    }
     Compiled c;
     checkBufferSizes(*f);
     auto t0 = std::chrono::steady_clock::now();
@@ -313,9 +319,9 @@ bool Session::run(const std::string& name, const std::string& text, Value* resul
 }
 
 // The compiled code of a function that only keepFuncs_ still holds cannot run again: the trace
-// of a redefined `fn`, the one-equation function of a top-level loop. Dropped after each program,
-// when no compiled call is running, so a session that loads or loops for a long time does not
-// keep them all.
+// of a redefined `fn`, the one-equation function of a top-level loop. Dropped after each program
+// and when runFunc's table has doubled, so a session that loads or loops for a long time does
+// not keep them all. A function that is running is held by its caller too, so it stays.
 void Session::dropUnreachableCode() {
   for (auto it = keepFuncs_.begin(); it != keepFuncs_.end();) {
     if (it->second.use_count() > 1) {

@@ -129,6 +129,8 @@ class Session {
   };
   std::map<const Func*, Compiled> executables_;
   std::map<const Func*, FuncPtr> keepFuncs_;
+  size_t sweepAt_ = kFirstSweep;  // runFunc drops unreachable code when executables_ reaches it
+  static constexpr size_t kFirstSweep = 64;
   /// The cache warnings shown: each once per session, however often the backend is made.
   std::set<std::string> cacheWarnings_;
   /// What the diagnostics in sink_ point into (Note [Source lifetime] in eval.cpp).

@@ -136,6 +136,19 @@ Evaluator::Traced Evaluator::traceFunction(const Value& fn, const std::vector<Va
       abstractArgs, span, name, originWhat, keepStatic);
 }
 
+namespace {
+
+// Note [Static arguments of a transformation]
+// A transformation passes the arguments it does not transform (grad's outside argnums, vmap's
+// in_axes=None, checkpoint's all) to the function. Static scalars reach it as they are, so a
+// `static` parameter (a count, a shape's entry) accepts them as a direct call does. Static
+// arrays are traced: kept static they would be baked into the traced code as constants, a new
+// compilation for every value and a copy of every array in the code (and a host's borrowed
+// array held by it); JAX, which runs them op by op, needs no such line.
+bool staysStatic(const AVal& leaf) { return leaf.isStatic() && leaf.type.shape.empty(); }
+
+}  // namespace
+
 Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vector<Value>&)>& body,
                                        const std::vector<Value>& abstractArgs, Span span,
                                        const std::string& name, const std::string& originWhat,
@@ -156,7 +169,7 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
       AVal l = defaultize(leaf, span);
       AVal param = t.trace->newParam(l.type, l.weak, l.origin ? l.origin : origin);
       paramVars.push_back(param.var);
-      abs.push_back(keepStatic && leaf.isStatic() ? leaf : param);
+      abs.push_back(keepStatic && staysStatic(leaf) ? leaf : param);
     }
     size_t pos = 0;
     params.push_back(unflatten(def, abs, pos));

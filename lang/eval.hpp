@@ -205,9 +205,10 @@ class Evaluator {
     TreeDef outTree;
     std::vector<AVal> outLeaves;  // as seen inside the trace (types, weak flags)
   };
-  /// With `keepStatic`, a static leaf of the arguments reaches the body as it is (its parameter
-  /// stays unused): a transformation passes the arguments it does not transform (vmap's
-  /// in_axes=None, grad's outside argnums) that way, so a `static` parameter accepts them.
+  /// With `keepStatic`, a static scalar leaf of the arguments reaches the body as it is (its
+  /// parameter stays unused): a transformation passes the arguments it does not transform (vmap's
+  /// in_axes=None, grad's outside argnums) that way, so a `static` parameter accepts them (Note
+  /// [Static arguments of a transformation] in calls.cpp).
   Traced traceFunction(const Value& fn, const std::vector<Value>& abstractArgs, Span span,
                        const std::string& name, const std::string& originWhat, bool keepStatic = false);
   /// As traceFunction, for a body written in C++ (fori_loop's step, ...).

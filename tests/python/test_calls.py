@@ -133,6 +133,20 @@ def test_denormal_results_are_flushed_and_numpy_keeps_its_own(backend):
     assert np.float32(1e-38) * np.float32(0.01) > 0
 
 
+def test_transformations_bound_by_let_take_host_arrays(ctx):
+    # A NumPy array passed to a let-bound grad or vmap that does not transform it was kept by the
+    # traced code (E9999); arrays are traced, scalars stay static for a `static` parameter.
+    ctx.run("fn loss(w, x) = sum(w * x)\nlet d = grad(loss)\nlet vl = vmap(loss, in_axes=(0, None))\n"
+            "let vg = value_and_grad(loss)\nfn scale(x, static n) = x * n\nlet ds = grad(scale)")
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_array_equal(ctx.d(np.ones(3, np.float32), v), v)
+    np.testing.assert_array_equal(ctx.vl(np.ones((2, 3), np.float32), v), [6, 6])
+    value, g = ctx.vg(v, v)
+    assert value == 14.0
+    np.testing.assert_array_equal(g, v)
+    assert ctx.ds(np.float32(1.0), np.int32(3)) == 3.0
+
+
 def test_forms_found_porting_jax_programs(ctx):
     # JAX's derivatives at zeros, a static argument through vmap, a tuple as the whole index,
     # and linspace of f64 bounds, called from Python (the same as tests/repl/jax_ports.repl).

@@ -124,6 +124,23 @@ TEST_P(Scopes, CompiledCodeOfDeadFunctionsIsDropped) {
   EXPECT_FALSE(s->records().back().traced);
 }
 
+// A top-level loop that calls grad traces and compiles a function per iteration; the code of the
+// earlier iterations goes while the loop runs, not only when the program ends (a training loop
+// at the top level once held every iteration's code, 59 MB each with 4 MB arguments).
+TEST_P(Scopes, CodeOfATopLevelLoopIsDroppedWhileItRuns) {
+  SessionOptions o;
+  o.backend = GetParam();
+  size_t most = 0;
+  Session* session = nullptr;
+  o.onCompile = [&](const FuncPtr&) { most = std::max(most, session->compiledFunctions()); };
+  Session looping(o);
+  session = &looping;
+  ASSERT_TRUE(looping.run("<test>", "fn loss(w, x) = sum(w * x)\nlet w = ones([8])\n"
+                                    "for i in 0..400 { let g = grad(loss)(w, arange(8.0) * i) }"));
+  EXPECT_GT(most, 0u);
+  EXPECT_LT(most, 200u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Scopes, ::testing::ValuesIn(scn::test::builtBackends({"interp", "cpu"})));
 
 }  // namespace
