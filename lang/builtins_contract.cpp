@@ -398,7 +398,7 @@ Value inner(Evaluator& ev, CallArgs& c) {
   return arr(dotGeneral(ops, x, y, {lx}, {ly}, {}, {}, c.span));
 }
 
-// vdot(a, b): the sum product of the flattened a and b.
+// vdot(a, b): the sum product of the flattened conj(a) and b, as jnp.vdot.
 Value vdot(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "vdot", {"a", "b"});
   AVal x = a.array(0), y = a.array(1);
@@ -409,6 +409,7 @@ Value vdot(Evaluator& ev, CallArgs& c) {
     fail("E0287", c.span, "vdot got " + std::to_string(nx) + " and " + std::to_string(ny) + " elements (shapes " +
                               shapeString(x.type.shape) + " and " + shapeString(y.type.shape) + ")",
          "vdot flattens both arrays, which need one number of elements");
+  if (isComplex(x.type.dtype)) x = ops.complexPart(Op::Conj, x, c.span);
   return arr(dotGeneral(ops, ops.reshape(x, {nx}, c.span), ops.reshape(y, {ny}, c.span), {0}, {0}, {}, {}, c.span));
 }
 

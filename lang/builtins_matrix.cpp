@@ -57,14 +57,16 @@ AVal diagonalOf(Evaluator& ev, const AVal& x, int64_t k, int64_t p, int64_t q, S
   return ops.slice(flat, starts, limits, strides, span);
 }
 
-// diagonal(x, offset=0, axis1=0, axis2=1)
+// diagonal(x, offset=0, axis1=0, axis2=1); linalg.diagonal(x, offset=0) over the last two axes,
+// as jnp.linalg.diagonal (Axes gives the default axes).
+template <int64_t Axis1, int64_t Axis2>
 Value diagonal(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "diagonal", {"x", "offset=", "axis1=", "axis2="});
   AVal x = a.array(0);
   needMatrix(x, c.span, "diagonal");
   size_t rank = x.type.shape.size();
-  int64_t p = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), rank, a.span(2), "diagonal");
-  int64_t q = ArrayOps::normAxis(a.integer(3, 1, StaticUse::Axis), rank, a.span(3), "diagonal");
+  int64_t p = ArrayOps::normAxis(a.integer(2, Axis1, StaticUse::Axis), rank, a.span(2), "diagonal");
+  int64_t q = ArrayOps::normAxis(a.integer(3, Axis2, StaticUse::Axis), rank, a.span(3), "diagonal");
   if (p == q) fail("E0271", c.span, "diagonal's axis1 and axis2 must differ, both are " + std::to_string(p));
   return arr(diagonalOf(ev, x, a.integer(1, 0, StaticUse::Other), p, q, c.span));
 }
@@ -87,14 +89,16 @@ Value diag(Evaluator& ev, CallArgs& c) {
   return arr(ops.select(mask, spread, zero, c.span, "diag"));
 }
 
-// trace(x, offset=0, axis1=0, axis2=1, dtype=None): the sum of a diagonal.
+// trace(x, offset=0, axis1=0, axis2=1, dtype=None): the sum of a diagonal; linalg.trace over the
+// last two axes, as jnp.linalg.trace.
+template <int64_t Axis1, int64_t Axis2>
 Value trace(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "trace", {"x", "offset=", "axis1=", "axis2=", "dtype="});
   AVal x = a.array(0);
   needMatrix(x, c.span, "trace");
   size_t rank = x.type.shape.size();
-  int64_t p = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), rank, a.span(2), "trace");
-  int64_t q = ArrayOps::normAxis(a.integer(3, 1, StaticUse::Axis), rank, a.span(3), "trace");
+  int64_t p = ArrayOps::normAxis(a.integer(2, Axis1, StaticUse::Axis), rank, a.span(2), "trace");
+  int64_t q = ArrayOps::normAxis(a.integer(3, Axis2, StaticUse::Axis), rank, a.span(3), "trace");
   if (p == q) fail("E0271", c.span, "trace's axis1 and axis2 must differ, both are " + std::to_string(p));
   AVal d = diagonalOf(ev, x, a.integer(1, 0, StaticUse::Other), p, q, c.span);
   if (auto t = a.dtype(4)) d = ev.ops().cast(d, *t, c.span);
@@ -108,9 +112,11 @@ BuiltinDefs matrixBuiltins() {
           {
               {"tril(x, k=0)", "x with the elements above the k-th diagonal (of the last two axes) set to zero", triangle<true>},
               {"triu(x, k=0)", "x with the elements below the k-th diagonal (of the last two axes) set to zero", triangle<false>},
-              {"diagonal(x, offset=0, axis1=0, axis2=1)", "the offset-th diagonal of x over axis1 and axis2, as its last axis", diagonal},
+              {"diagonal(x, offset=0, axis1=0, axis2=1)", "the offset-th diagonal of x over axis1 and axis2, as its last axis", diagonal<0, 1>},
+              {"linalg.diagonal(x, offset=0)", "the offset-th diagonal of x's last two axes, as its last axis", diagonal<-2, -1>},
               {"diag(x, k=0)", "the k-th diagonal of a matrix, or the square matrix with the vector x on its k-th diagonal", diag},
-              {"trace(x, offset=0, axis1=0, axis2=1, dtype=None)", "the sum of the offset-th diagonal of x over axis1 and axis2", trace},
+              {"trace(x, offset=0, axis1=0, axis2=1, dtype=None)", "the sum of the offset-th diagonal of x over axis1 and axis2", trace<0, 1>},
+              {"linalg.trace(x, offset=0, dtype=None)", "the sum of the offset-th diagonal of x's last two axes", trace<-2, -1>},
           }};
 }
 

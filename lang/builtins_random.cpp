@@ -207,12 +207,26 @@ AVal uniformDraw(ArrayOps& ops, const AVal& key, const Shape& shape, DType t, AV
 
 namespace {
 
-// key(seed): a u32[2] key; the seed's high and low words.
+// Whether a seed has 64 bits, as jax.random.PRNGKey shifts it: a strong i64/u64, or a literal
+// beyond i32 (JAX takes a Python int as int64). A negative literal is an i32, as JAX's default.
+bool wideSeed(const AVal& seed) {
+  bool wide = seed.type.dtype == DType::I64 || seed.type.dtype == DType::U64;
+  if (!seed.weak || !wide) return wide;
+  if (!seed.isStatic() || !seed.type.shape.empty()) return false;
+  int64_t v = seed.concrete->getInt(0);
+  return v < INT32_MIN || v > INT32_MAX;
+}
+
+// key(seed): a u32[2] key; the seed's high and low words (the high word of a 32-bit seed is 0).
 Value key(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "key", {"seed"});
   // Casts: the seed's words are taken apart on purpose (a seed above 2^32 is fine).
-  AVal seed = ev.ops().cast(a.array(0), DType::U64, c.span);
-  AVal hi = ev.ops().cast(ev.ops().binary(Op::Shr, seed, strongScalar(DType::U64, 32), c.span, "key"), DType::U32, c.span);
+  AVal given = a.array(0);
+  bool wide = wideSeed(given);
+  AVal seed = ev.ops().cast(given, wide ? DType::U64 : DType::U32, c.span);
+  AVal hi = wide ? ev.ops().cast(ev.ops().binary(Op::Shr, seed, strongScalar(DType::U64, 32), c.span, "key"),
+                                 DType::U32, c.span)
+                 : ev.ops().full({}, strongScalar(DType::U32, 0), c.span);
   AVal lo = ev.ops().cast(seed, DType::U32, c.span);
   return arr(ev.ops().concat({ev.ops().reshape(hi, {1}, c.span), ev.ops().reshape(lo, {1}, c.span)}, 0, c.span));
 }
