@@ -8,12 +8,15 @@
 
 #include "jit/autodiff.hpp"
 
-// The ops no derivative rule covers yet (the linear-algebra factorisations and the collectives
-// over named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
+// The ops no derivative rule covers yet (the factorisations qr and svd, and the collectives over
+// named axes and processes): differentiating through them is E0276 (Note [Autodiff design]).
 #define SCN_AD_OPS_WITHOUT_RULES                                                                  \
-  case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Qr: case Op::Eigh: case Op::Svd: \
+  case Op::Qr: case Op::Svd:                                                                      \
   case Op::PSum: case Op::PMax: case Op::PMin: case Op::AllGather: case Op::PPermute:               \
   case Op::ProcessSum: case Op::ProcessMax: case Op::ProcessMin: case Op::ProcessGather: case Op::ProcessPermute:
+
+// The factorisations and the triangular solve with JVP rules (jvp_linalg.cpp).
+#define SCN_AD_LINALG_OPS case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Eigh:
 
 // The ops of complex numbers (Note [Complex derivatives] in jvp_rules.cpp): real, imag, conj,
 // complex and the Fourier transforms are linear (transposed in transpose.cpp), abs and angle
@@ -36,7 +39,8 @@
     case Op::Iota: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceAnd: \
     case Op::ReduceOr: case Op::ArgMax: case Op::ArgMin: case Op::CumProd: case Op::CumMax: case Op::CumMin: \
     case Op::AssocScan: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::Scan: \
-    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex: case Op::ComplexAbs: case Op::Angle:
+    case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex: case Op::ComplexAbs: case Op::Angle: \
+    case Op::Cholesky: case Op::Lu: case Op::Eigh:
 
 namespace scn::ad {
 
@@ -93,6 +97,10 @@ bool differentiable(DType d);
 /// coefficients computed from primals (Note [Autodiff design]).
 std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin,
                          const std::vector<int>& out);
+
+/// The JVP rule of a factorisation or a triangular solve (jvp_linalg.cpp), as jvpRule's.
+std::vector<Tan> linalgJvp(Builder& b, const Eqn& e, const std::vector<int>& in, const std::vector<Tan>& tin,
+                           const std::vector<int>& out);
 
 /// The transpose of a linear equation: `linear[i]` says which inputs are linear, `ct` the
 /// cotangents of its outputs. Returns a cotangent per input (nullopt for non-linear inputs).

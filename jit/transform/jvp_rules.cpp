@@ -30,6 +30,7 @@ DiffKind diffKind(Op op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Pow:
     case Op::Max: case Op::Min: case Op::Atan2: case Op::Hypot: case Op::Copysign: case Op::Fmod:
     case Op::LogAddExp: case Op::Select: case Op::Convert:
+    case Op::Cholesky: case Op::TriangularSolve: case Op::Lu: case Op::Eigh:
     case Op::ReduceSum: case Op::ReduceProd: case Op::ReduceMax: case Op::ReduceMin:
     case Op::CumSum: case Op::CumProd: case Op::CumMax: case Op::CumMin:
     case Op::BroadcastInDim: case Op::Reshape: case Op::Transpose: case Op::Concat: case Op::Slice:
@@ -181,6 +182,7 @@ std::vector<Tan> binary(Builder& b, Op op, int x, int y, Tan tx, Tan ty, int out
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_LINALG_OPS
     SCN_AD_COMPLEX_OPS
       break;  // only the smooth binary ops reach here
   }
@@ -311,6 +313,7 @@ Tan reduction(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_LINALG_OPS
     SCN_AD_COMPLEX_OPS
       break;  // only the smooth reductions reach here
   }
@@ -352,6 +355,7 @@ Tan cumulative(Builder& b, const Eqn& e, int x, int t, int y) {
     case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin: case Op::ScatterMax: case Op::DotGeneral:
     case Op::Scan: case Op::While: case Op::Cond: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_LINALG_OPS
     SCN_AD_COMPLEX_OPS
       break;  // only the smooth cumulative ops reach here
   }
@@ -462,9 +466,9 @@ std::vector<Tan> jvpRule(Builder& b, const Eqn& e, const std::vector<int>& in, c
     case OpCategory::Predicate: case OpCategory::Compare: case OpCategory::Constant:
     case OpCategory::Iota: case OpCategory::ArgReduce:
       return none;
-    case OpCategory::Linalg:  // the Fourier transforms are linear; the factorisations have no rules
+    case OpCategory::Linalg:  // the Fourier transforms are linear
       if (isFftOp(e.op)) return {sameOp(b, e, in, tin, {0})};
-      break;
+      return linalgJvp(b, e, in, tin, out);
     case OpCategory::AssocScan: case OpCategory::Scan: case OpCategory::While: case OpCategory::Cond:
     case OpCategory::Collective: case OpCategory::ProcessCollective:
       break;

@@ -297,6 +297,13 @@ std::vector<Tan> transposeRule(Builder& b, const Eqn& e, const std::vector<bool>
     case Op::Real: r[0] = b.emit1(Op::Complex, {ct, b.zeros(b.type(ct))}); return r;
     case Op::Imag: r[0] = b.emit1(Op::Complex, {b.zeros(b.type(ct)), b.neg(ct)}); return r;
     case Op::Conj: r[0] = b.un(Op::Conj, ct); return r;
+    case Op::TriangularSolve: {  // x = op(a)^-1 rhs, linear in rhs: rhs's cotangent is op(a)^-T ct
+      SCN_ASSERT(!lin(0), "a triangular solve is linear in its right-hand side only");
+      Attrs at = e.attrs;
+      at.transpose = !at.transpose;
+      r[1] = b.emit1(Op::TriangularSolve, {e.inputs[0], ct}, std::move(at));
+      return r;
+    }
     case Op::Complex:
       if (lin(0)) r[0] = b.un(Op::Real, ct);
       if (lin(1)) r[1] = b.neg(b.un(Op::Imag, ct));
@@ -318,6 +325,7 @@ bool hasTransposeRule(Op op) {
     case Op::Reverse: case Op::Slice: case Op::Concat: case Op::DynamicSlice: case Op::DynamicUpdateSlice:
     case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::DotGeneral: case Op::Real: case Op::Imag:
     case Op::Conj: case Op::Complex: case Op::Fft: case Op::Ifft: case Op::Rfft: case Op::Irfft:
+    case Op::TriangularSolve:
       return true;
     SCN_AD_NONLINEAR_OPS
     SCN_AD_OPS_WITHOUT_RULES

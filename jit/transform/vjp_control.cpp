@@ -489,6 +489,7 @@ Forward vjpControl(Builder& b, const Eqn& e, const std::vector<int>& in, const s
     case Op::Gather: case Op::Scatter: case Op::ScatterAdd: case Op::ScatterMul: case Op::ScatterMin:
     case Op::ScatterMax: case Op::DotGeneral: case Op::Sort: case Op::AxisIndex:
     SCN_AD_OPS_WITHOUT_RULES
+    SCN_AD_LINALG_OPS
     SCN_AD_COMPLEX_OPS
       break;  // only control flow reaches here
   }
