@@ -43,10 +43,11 @@ Array inputArray(const ArrayView& v, size_t i, bool mayBorrow, std::vector<std::
     fail("E0601", Span{}, which() + " has an invalid dtype (value " +
                               std::to_string(static_cast<int>(v.dtype)) + ")",
          "use one of the scn::DataType / scn_dtype values");
-  if (v.weak && (!v.shape.empty() || (v.dtype != DataType::I64 && v.dtype != DataType::F64)))
+  if (v.weak && (!v.shape.empty() ||
+                 (v.dtype != DataType::I64 && v.dtype != DataType::F64 && v.dtype != DataType::C128)))
     fail("E0601", Span{}, which() + " is marked weak but has dtype " + std::string(dataTypeName(v.dtype)) +
                               " and shape " + shapeString(v.shape),
-         "only a 0-d i64 or f64 value (a host language's int or float) may be weakly typed");
+         "only a 0-d i64, f64 or c128 value (a host language's int, float or complex) may be weakly typed");
   for (int64_t d : v.shape)
     if (d < 0)
       fail("E0601", Span{}, which() + " has a negative dimension in its shape " + shapeString(v.shape));

@@ -57,16 +57,14 @@ AVal diagonalOf(Evaluator& ev, const AVal& x, int64_t k, int64_t p, int64_t q, S
   return ops.slice(flat, starts, limits, strides, span);
 }
 
-// diagonal(x, offset=0, axis1=0, axis2=1); linalg.diagonal(x, offset=0) over the last two axes,
-// as jnp.linalg.diagonal (Axes gives the default axes).
-template <int64_t Axis1, int64_t Axis2>
+// diagonal(x, offset=0, axis1=0, axis2=1)
 Value diagonal(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "diagonal", {"x", "offset=", "axis1=", "axis2="});
   AVal x = a.array(0);
   needMatrix(x, c.span, "diagonal");
   size_t rank = x.type.shape.size();
-  int64_t p = ArrayOps::normAxis(a.integer(2, Axis1, StaticUse::Axis), rank, a.span(2), "diagonal");
-  int64_t q = ArrayOps::normAxis(a.integer(3, Axis2, StaticUse::Axis), rank, a.span(3), "diagonal");
+  int64_t p = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), rank, a.span(2), "diagonal");
+  int64_t q = ArrayOps::normAxis(a.integer(3, 1, StaticUse::Axis), rank, a.span(3), "diagonal");
   if (p == q) fail("E0271", c.span, "diagonal's axis1 and axis2 must differ, both are " + std::to_string(p));
   return arr(diagonalOf(ev, x, a.integer(1, 0, StaticUse::Other), p, q, c.span));
 }
@@ -89,20 +87,41 @@ Value diag(Evaluator& ev, CallArgs& c) {
   return arr(ops.select(mask, spread, zero, c.span, "diag"));
 }
 
-// trace(x, offset=0, axis1=0, axis2=1, dtype=None): the sum of a diagonal; linalg.trace over the
-// last two axes, as jnp.linalg.trace.
-template <int64_t Axis1, int64_t Axis2>
+// The sum of x's offset-th diagonal over axes p and q, in dtype t when given.
+AVal traceOf(Evaluator& ev, const AVal& x, int64_t offset, int64_t p, int64_t q, std::optional<DType> t, Span span) {
+  if (p == q) fail("E0271", span, "trace's axis1 and axis2 must differ, both are " + std::to_string(p));
+  AVal d = diagonalOf(ev, x, offset, p, q, span);
+  if (t) d = ev.ops().cast(d, *t, span);
+  return ev.ops().reduce(Op::ReduceSum, d, std::vector<int64_t>{-1}, span, "trace");
+}
+
+// trace(x, offset=0, axis1=0, axis2=1, dtype=None): the sum of a diagonal.
 Value trace(Evaluator& ev, CallArgs& c) {
   Args a(ev, c, "trace", {"x", "offset=", "axis1=", "axis2=", "dtype="});
   AVal x = a.array(0);
   needMatrix(x, c.span, "trace");
   size_t rank = x.type.shape.size();
-  int64_t p = ArrayOps::normAxis(a.integer(2, Axis1, StaticUse::Axis), rank, a.span(2), "trace");
-  int64_t q = ArrayOps::normAxis(a.integer(3, Axis2, StaticUse::Axis), rank, a.span(3), "trace");
-  if (p == q) fail("E0271", c.span, "trace's axis1 and axis2 must differ, both are " + std::to_string(p));
-  AVal d = diagonalOf(ev, x, a.integer(1, 0, StaticUse::Other), p, q, c.span);
-  if (auto t = a.dtype(4)) d = ev.ops().cast(d, *t, c.span);
-  return arr(ev.ops().reduce(Op::ReduceSum, d, std::vector<int64_t>{-1}, c.span, "trace"));
+  int64_t p = ArrayOps::normAxis(a.integer(2, 0, StaticUse::Axis), rank, a.span(2), "trace");
+  int64_t q = ArrayOps::normAxis(a.integer(3, 1, StaticUse::Axis), rank, a.span(3), "trace");
+  return arr(traceOf(ev, x, a.integer(1, 0, StaticUse::Other), p, q, a.dtype(4), c.span));
+}
+
+// linalg.diagonal(x, offset=0) and linalg.trace(x, offset=0, dtype=None): as jnp.linalg's, over
+// the last two axes (a batch of matrices), where jnp.diagonal and jnp.trace take axes 0 and 1.
+Value linalgDiagonal(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "linalg.diagonal", {"x", "offset="});
+  AVal x = a.array(0);
+  needMatrix(x, c.span, "linalg.diagonal");
+  int64_t rank = static_cast<int64_t>(x.type.shape.size());
+  return arr(diagonalOf(ev, x, a.integer(1, 0, StaticUse::Other), rank - 2, rank - 1, c.span));
+}
+
+Value linalgTrace(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "linalg.trace", {"x", "offset=", "dtype="});
+  AVal x = a.array(0);
+  needMatrix(x, c.span, "linalg.trace");
+  int64_t rank = static_cast<int64_t>(x.type.shape.size());
+  return arr(traceOf(ev, x, a.integer(1, 0, StaticUse::Other), rank - 2, rank - 1, a.dtype(2), c.span));
 }
 
 }  // namespace
@@ -112,11 +131,11 @@ BuiltinDefs matrixBuiltins() {
           {
               {"tril(x, k=0)", "x with the elements above the k-th diagonal (of the last two axes) set to zero", triangle<true>},
               {"triu(x, k=0)", "x with the elements below the k-th diagonal (of the last two axes) set to zero", triangle<false>},
-              {"diagonal(x, offset=0, axis1=0, axis2=1)", "the offset-th diagonal of x over axis1 and axis2, as its last axis", diagonal<0, 1>},
-              {"linalg.diagonal(x, offset=0)", "the offset-th diagonal of x's last two axes, as its last axis", diagonal<-2, -1>},
+              {"diagonal(x, offset=0, axis1=0, axis2=1)", "the offset-th diagonal of x over axis1 and axis2, as its last axis", diagonal},
+              {"linalg.diagonal(x, offset=0)", "the offset-th diagonal of x's last two axes, as its last axis", linalgDiagonal},
               {"diag(x, k=0)", "the k-th diagonal of a matrix, or the square matrix with the vector x on its k-th diagonal", diag},
-              {"trace(x, offset=0, axis1=0, axis2=1, dtype=None)", "the sum of the offset-th diagonal of x over axis1 and axis2", trace<0, 1>},
-              {"linalg.trace(x, offset=0, dtype=None)", "the sum of the offset-th diagonal of x's last two axes", trace<-2, -1>},
+              {"trace(x, offset=0, axis1=0, axis2=1, dtype=None)", "the sum of the offset-th diagonal of x over axis1 and axis2", trace},
+              {"linalg.trace(x, offset=0, dtype=None)", "the sum of the offset-th diagonal of x's last two axes", linalgTrace},
           }};
 }
 

@@ -119,6 +119,11 @@ Value sumOrProd(Evaluator& ev, CallArgs& c) {
 template <Op op>
 Value maxOrMin(Evaluator& ev, CallArgs& c) {
   const char* name = op == Op::ReduceMax ? "max" : "min";
+  // Python's max(a, b) is elementwise here: JAX's max takes an axis second.
+  if (c.pos.size() >= 2 && c.pos[1].isArray() && !isInteger(c.pos[1].array->type.dtype))
+    fail("E0202", c.posSpans[1], std::string(name) + "'s second argument is an axis, got " + surfaceTypeString(*c.pos[1].array),
+         std::string("the elementwise ") + (op == Op::ReduceMax ? "maximum" : "minimum") + " of two arrays is `" +
+             (op == Op::ReduceMax ? "maximum" : "minimum") + "(a, b)`");
   Args a(ev, c, name, {"x", "axis=", "keepdims=", "initial=", "where="});
   Reduction r = bindReduction(ev, c, a, name, 1, 2);
   std::optional<AVal> initial;

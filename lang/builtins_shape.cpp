@@ -31,10 +31,15 @@ Value reshape(Evaluator& ev, CallArgs& c) {
     }
   }
   int64_t total = numElements(x.type.shape);
-  if (infer >= 0 && known > 0 && total % known == 0) dims[infer] = total / known;
+  std::string elements = shapeString(x.type.shape) + " (" + std::to_string(total) + " elements)";
+  if (infer >= 0 && (known == 0 || total % known != 0))
+    fail("E0226", a.span(1), "cannot reshape an array of shape " + elements + " into shape " + shapeString(dims),
+         "the -1 stands for the " + std::to_string(total) + " elements divided by the product of the other sizes (" +
+             std::to_string(known) + "), which must divide it");
+  if (infer >= 0) dims[infer] = total / known;
   if (numElements(dims) != total)
-    fail("E0226", c.span, "cannot reshape an array of shape " + shapeString(x.type.shape) + " (" +
-                              std::to_string(total) + " elements) into shape " + shapeString(dims));
+    fail("E0226", a.span(1), "cannot reshape an array of shape " + elements + " into shape " + shapeString(dims),
+         "the new shape must have as many elements: " + std::to_string(total));
   return arr(ev.ops().reshape(x, dims, c.span));
 }
 

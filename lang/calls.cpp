@@ -153,6 +153,13 @@ Evaluator::Traced Evaluator::traceBody(const std::function<Value(const std::vect
                                        const std::vector<Value>& abstractArgs, Span span,
                                        const std::string& name, const std::string& originWhat,
                                        bool keepStatic) {
+  int depth = 0;
+  for (Trace* p = tracer_.current(); p; p = p->parent()) ++depth;
+  if (depth >= kMaxCallDepth)  // each level costs stack: 2000 nested grads overflowed it
+    fail("E0104", span, "transformations and loop bodies nest deeper than " + std::to_string(kMaxCallDepth) +
+                            " levels while tracing the " + name,
+         "each grad, vmap, scan or loop body is traced inside the one around it; build fewer levels (a "
+         "loop that wraps a function in grad over and over nests one level per iteration)");
   Traced t;
   t.trace = std::make_unique<Trace>(tracer_.current(), name);
   std::vector<Value> params;

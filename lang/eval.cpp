@@ -119,15 +119,10 @@ void Evaluator::checkInterrupt(Span span) {
     failInterrupted(span);
 }
 
+// A compiled call stopped by an interrupt (Note [Interrupting compiled code]) and an allocation
+// outside any call know no location: they get the statement's (Note [Errors without a location]).
 void Evaluator::exec(const Stmt& s, const std::shared_ptr<Env>& env) {
-  try {
-    execStmt(s, env);
-  } catch (UserError& e) {
-    // A compiled call stopped by an interrupt (Note [Interrupting compiled code]) knows no
-    // location: it gets the statement's.
-    if (e.diag.code == "E0507" && !e.diag.span.valid()) e.diag.span = s.span;
-    throw;
-  }
+  locatedAt(s.span, [&] { execStmt(s, env); });
 }
 
 void Evaluator::execStmt(const Stmt& s, const std::shared_ptr<Env>& env) {

@@ -261,6 +261,7 @@ class Evaluator {
   Value evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std::shared_ptr<Env>& env);
   Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
+  Value evalCallHere(const CallExpr& e, const std::shared_ptr<Env>& env);  // evalCall without locating errors
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
   std::shared_ptr<const Program> parseImport(const ImportStmt& s, const std::string& path);

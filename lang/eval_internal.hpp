@@ -3,10 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/diagnostics.hpp"
 #include "lang/eval.hpp"
 
 namespace scn {
@@ -34,5 +37,24 @@ struct Running {
       : slot(s), saved(std::exchange(s, p)) {}
   ~Running() { slot = std::move(saved); }
 };
+
+// Note [Errors without a location]
+// Errors raised below the language know no source location: an allocation (Array's E0401), a
+// shape overflow, a std::bad_alloc or std::length_error from a host-side table that an op builds
+// (repeat's indices). Each gets the location of the innermost call that caused it, else of its
+// statement; the allocation failures become E0401. E9999 stays without one: it is scn's bug.
+template <typename F>
+auto locatedAt(Span span, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (UserError& err) {
+    if (!err.diag.span.valid() && err.diag.code != "E9999") err.diag.span = span;
+    throw;
+  } catch (const std::bad_alloc&) {
+    fail("E0401", span, "out of memory", "the machine is out of memory; use smaller arrays");
+  } catch (const std::length_error&) {
+    fail("E0401", span, "out of memory: a table larger than the machine can address", "use smaller arrays");
+  }
+}
 
 }  // namespace scn

@@ -305,6 +305,16 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
     for (size_t i = a.type.shape.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
     return Value::ofArray(ops_.transpose(a, perm, e.span));
   }
+  if (e.attr == "real" || e.attr == "imag") {  // as jax.Array's properties
+    CallArgs args;
+    args.pos = {base};
+    args.posSpans = {e.base->span};
+    args.span = e.span;
+    Value fn;
+    fn.kind = ValueKind::Builtin;
+    fn.builtin = &builtins().at(e.attr);
+    return call(fn, args);
+  }
   if (e.attr == "at")
     fail("E0247", e.span, "`x.at` must be indexed and updated: `x.at[i].set(v)`",
          "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
@@ -332,6 +342,10 @@ CallArgs evalArguments(Evaluator& ev, const std::vector<Argument>& args, Span sp
 }
 
 Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
+  return locatedAt(e.span, [&] { return evalCallHere(e, env); });
+}
+
+Value Evaluator::evalCallHere(const CallExpr& e, const std::shared_ptr<Env>& env) {
   std::optional<Value> member;  // `linalg.solve(a, b)` calls a module's member (Note [Module namespaces])
   if (e.callee->kind == ExprKind::Attr) {
     member = resolveModulePath(static_cast<const AttrExpr&>(*e.callee), *env);
@@ -343,14 +357,7 @@ Value Evaluator::evalCall(const CallExpr& e, const std::shared_ptr<Env>& env) {
   CallArgs args = evalArguments(*this, e.args, e.span, env, listRows);
   if (!callee.isCallable())
     fail("E0216", e.callee->span, describe(callee) + " is not callable");
-  try {
-    return call(callee, args);
-  } catch (UserError& err) {
-    // Errors raised below the language (an allocation, a shape overflow) have no location of
-    // their own: they belong to the innermost call that caused them.
-    if (!err.diag.span.valid() && err.diag.code != "E9999") err.diag.span = e.span;
-    throw;
-  }
+  return call(callee, args);
 }
 
 }  // namespace scn

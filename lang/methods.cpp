@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/diagnostics.hpp"
+#include "base/suggest.hpp"
 #include "lang/builtin_args.hpp"
 #include "lang/eval_internal.hpp"
 #include "lang/gather_index.hpp"
@@ -22,12 +23,13 @@ namespace {
 // only names methods whose first parameter is the array, so the sugar never reorders arguments;
 // `reshape` and `transpose` also take their shape or axes as separate arguments, as in JAX.
 const char* const kMethodNames[] = {
-    "all",     "any",     "argmax",  "argmin",  "argsort", "astype",  "clip",   "cummax",
-    "cummin",  "cumprod", "cumsum",  "dot",     "flatten", "max",     "mean",   "min",
-    "nonzero", "prod",    "ravel",   "repeat",  "reshape", "round",   "searchsorted",
-    "sort",    "squeeze", "std",     "sum",     "swapaxes", "take",   "transpose", "var",
+    "all",     "any",     "argmax",  "argmin",  "argsort", "astype",  "clip",   "conj",
+    "conjugate", "cummax", "cummin", "cumprod", "cumsum",  "diagonal", "dot",   "flatten",
+    "max",     "mean",    "min",     "nonzero", "prod",    "ravel",   "repeat", "reshape",
+    "round",   "searchsorted", "sort", "squeeze", "std",   "sum",     "swapaxes", "take",
+    "trace",   "transpose", "var",
 };
-const char* const kAttributeNames[] = {"shape", "ndim", "size", "dtype", "T", "at"};
+const char* const kAttributeNames[] = {"shape", "ndim", "size", "dtype", "T", "real", "imag", "at"};
 
 bool isMethod(const std::string& name) {
   return std::find(std::begin(kMethodNames), std::end(kMethodNames), name) != std::end(kMethodNames) &&
@@ -36,21 +38,6 @@ bool isMethod(const std::string& name) {
 
 bool isAttribute(const std::string& name) {
   return std::find(std::begin(kAttributeNames), std::end(kAttributeNames), name) != std::end(kAttributeNames);
-}
-
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace
@@ -64,10 +51,11 @@ std::string arrayMemberHelp(const std::string& name) {
     if (builtins().count(m)) all.push_back(std::string(m) + "()");
   for (const std::string& m : all) {
     std::string bare = m.substr(0, m.find('('));
-    if (editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3)) close.push_back("`." + m + "`");
+    if (name.size() <= 100 && editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3))
+      close.push_back("`." + m + "`");
   }
   if (close.empty())
-    return "arrays have .shape .ndim .size .dtype .T .at and the methods of the array builtins JAX has "
+    return "arrays have .shape .ndim .size .dtype .T .real .imag .at and the methods of the array builtins JAX has "
            "as methods (`x.sum()`, `x.reshape(...)`; docs/language.md, Methods)";
   std::string dym;
   for (size_t i = 0; i < close.size(); ++i) dym += (i ? " or " : "") + close[i];

@@ -195,7 +195,8 @@ struct ArrayView {
   std::vector<int64_t> strides;
   /// A weakly typed scalar, like a number written without a suffix in scn source: it takes the
   /// dtype of the array it meets (`x * 2.0` keeps x's dtype) and its default i32 / f32 alone.
-  /// Only a 0-d I64 or F64 view may be weak (a host language's int or float, at 64 bits).
+  /// Only a 0-d I64, F64 or C128 view may be weak (a host language's int, float or complex, at
+  /// 64 bits a part).
   bool weak = false;
 
   ArrayView() = default;

@@ -96,8 +96,8 @@ Token Parser::expectClose(const Token& open, const char* items) {
     if (eofReported_) throw ParseAbort{};
     eofReported_ = true;
   }
-  std::string help;
-  if (items && canStartExpression(t.kind) && !t.newlineBefore)
+  std::string help = pythonOperatorHelp(t);
+  if (help.empty() && items && canStartExpression(t.kind) && !t.newlineBefore)
     help = std::string("separate the ") + items + " with `,`";
   std::string o = tokenSpelling(open.kind), c = tokenSpelling(close);
   fail("E0011", t.span,
@@ -148,6 +148,9 @@ void Parser::expected(const std::string& what, std::string help) {
     if (eofReported_) throw ParseAbort{};
     eofReported_ = true;
   }
+  if (std::string python = pythonOperatorHelp(t); !python.empty()) help = python;
+  if (t.kind == TokenKind::Colon && what.rfind("`{`", 0) == 0)
+    help = "scn's blocks are in braces, not after `:`: `if c { ... } else { ... }`";
   fail("E0010", t.span, "expected " + what + ", found " + describe(t), std::move(help));
 }
 
@@ -196,8 +199,9 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
       if (isCloser(t.kind))
         fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
              "remove it, or check the brackets before it");
+      std::string python = pythonOperatorHelp(t);
       fail("E0019", t.span, "expected `;` or a line break after the statement, found " + describe(t),
-           "put each statement on its own line, or separate them with `;`");
+           python.empty() ? "put each statement on its own line, or separate them with `;`" : python);
     } catch (ParseAbort&) {
       if (stopped_) throw;
       synchronize(brackets_ - mark);
@@ -368,7 +372,9 @@ StmtPtr Parser::parseExprOrAssign() {
         help = "to bind several names, write `let (a, b) = ...`";
       else if (e->kind == ExprKind::Index || e->kind == ExprKind::Field ||
                e->kind == ExprKind::Attr)
-        help = "values are immutable; bind the updated value to a name, e.g. with `where`";
+        help = e->kind == ExprKind::Index
+                   ? "arrays are immutable: write `x = x.at[i].set(v)` (JAX's functional update)"
+                   : "values are immutable; bind the updated value to a name";
       fail("E0016", e->span, "cannot assign to this expression", help);
     }
     auto s = std::make_unique<AssignStmt>(e->span);

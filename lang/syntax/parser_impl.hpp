@@ -109,6 +109,8 @@ class Parser {
   // ---- Python forms (python_forms.cpp) ----
   /// E0027 for `def f`, `lambda x:` and `return x`, which Python writes and scn does not.
   void rejectPythonKeyword(const Token& name);
+  /// What scn writes for the Python operator or form at `t`, or "" (Note [Python operators]).
+  std::string pythonOperatorHelp(const Token& t) const;
   /// E0027 for `*args` / `**kwargs` at the start of a parameter.
   void rejectStarParameter();
   /// E0027 for `*xs` / `**kw` at the start of a call argument.

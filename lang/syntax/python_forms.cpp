@@ -27,6 +27,35 @@ void Parser::rejectPythonKeyword(const Token& name) {
   if (word == "return" && startsValue)
     fail("E0027", name.span, "scn has no `return`",
          "the last expression of a block is its value: write the value alone as the block's last line");
+  if (word == "not" && startsValue)
+    fail("E0027", name.span, "`not` is Python; scn writes `!`", "write `!c` (and `~x` elementwise on arrays)");
+  if (word == "while" && startsValue)
+    fail("E0027", name.span, "scn has no `while` statement",
+         "write `while_loop(|c| cond, |c| next, init)` (lax.while_loop), or `for i in 0..n` for a static count");
+}
+
+// Note [Python operators]
+// A Python word where scn expects an operator, a `)` or the end of a statement (`a and b`,
+// `x is None`, `} elif c {`, `1 if c else 2`) and `+=` fail with an "expected ..." error whose
+// help says what scn writes instead (and a block opened with `:`, in Parser::expected). The parser asks here, with the
+// token it found, before it reports that error.
+std::string Parser::pythonOperatorHelp(const Token& t) const {
+  std::string_view word = t.span.text();
+  if (t.kind == TokenKind::Ident) {
+    if (word == "and") return "`and` is Python: scn writes `a && b` (and `a & b` elementwise on arrays)";
+    if (word == "or") return "`or` is Python: scn writes `a || b` (and `a | b` elementwise on arrays)";
+    if (word == "is") return "`is` is Python: compare with `==` or `!=`";
+    if (word == "not") return "`not in` and `is not` are Python: scn writes `!` before a condition";
+    if (word == "elif") return "`elif` is Python: scn writes `else if c { ... }`";
+  }
+  if (t.kind == TokenKind::KwIf && !t.newlineBefore)
+    return "scn's conditional expression is `if c { a } else { b }` (or `where(c, a, b)` elementwise)";
+  if (t.kind == TokenKind::Eq && t.span.begin > 0) {
+    char before = t.span.file->text()[t.span.begin - 1];
+    if (std::string_view("+-*/%&|^@").find(before) != std::string_view::npos)
+      return std::string("scn has no `") + before + "=`: write `x = x " + before + " y`";
+  }
+  return "";
 }
 
 // `*args` and `**kwargs` in a parameter list: scn's functions have a fixed list of parameters.

@@ -89,7 +89,7 @@ const char* const kDtypes = "bool, int32, int64, uint32, uint64, bfloat16, float
 CallInputs::CallInputs(size_t n) {
   views_.reserve(n);
   arrays_.reserve(n);
-  scalars_.reserve(n);  // views point into it: it must never reallocate
+  scalars_.reserve(2 * n);  // views point into it: it must never reallocate (a complex takes 2)
 }
 
 void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
@@ -111,11 +111,21 @@ void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
     views_.back().weak = true;
     return;
   }
-  if (PyFloat_Check(o)) {
+  // Exact floats only: np.float64 subclasses float but is a strong f64 (docs/python.md).
+  if (PyFloat_CheckExact(o)) {
     double x = PyFloat_AS_DOUBLE(o);
     scalars_.push_back(0);
     std::memcpy(&scalars_.back(), &x, sizeof x);
     views_.emplace_back(DataType::F64, std::vector<int64_t>{}, &scalars_.back());
+    views_.back().weak = true;
+    return;
+  }
+  if (PyComplex_CheckExact(o)) {  // weak, as a complex literal: alone it is c64
+    double parts[2] = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
+    scalars_.push_back(0);
+    scalars_.push_back(0);
+    std::memcpy(&scalars_[scalars_.size() - 2], parts, sizeof parts);
+    views_.emplace_back(DataType::C128, std::vector<int64_t>{}, &scalars_[scalars_.size() - 2]);
     views_.back().weak = true;
     return;
   }

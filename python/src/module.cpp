@@ -323,7 +323,11 @@ std::vector<nb::handle> ordered(const FunctionObject& f, nb::args args, nb::kwar
         throw nb::type_error(("`" + f.fn.name() + "` got an unexpected keyword argument `" + k +
                               "` (its parameters: " + names + ")").c_str());
     }
-    throw nb::type_error(("`" + f.fn.name() + "` got a parameter twice (as `n` and `static_n`)").c_str());
+    for (const Parameter& p : f.params)
+      if (p.isStatic && kwargs.contains(p.name.c_str()) && kwargs.contains(("static_" + p.name).c_str()))
+        throw nb::type_error(("`" + f.fn.name() + "` got the parameter `" + p.name + "` twice (as `" + p.name +
+                              "` and `static_" + p.name + "`)").c_str());
+    throw nb::type_error(("`" + f.fn.name() + "` got a keyword argument it cannot place").c_str());
   }
   size_t next = 0;
   for (size_t i = 0; i < out.size(); ++i) {

@@ -36,6 +36,8 @@ def test_keywords_and_static_parameters(ctx):
         gp(x0, n=3)
     with pytest.raises(scn.Error, match="takes 3 arguments but 2 were given"):
         gp(3, x0)
+    with pytest.raises(TypeError, match="got the parameter `n` twice"):
+        gp(x0=x0, a=a, n=3, static_n=3)
 
 
 def test_python_numbers_are_weak(ctx):
@@ -47,6 +49,12 @@ def test_python_numbers_are_weak(ctx):
     assert ctx.alone(3).dtype == np.int32 and ctx.alone(3) == 3  # a weak int alone is i32
     assert ctx.alone(1.5).dtype == np.float32
     assert ctx.alone(True).dtype == np.int32  # a weak int meeting a bool is i32
+    # A Python complex is weak too (c64 alone, as `1j` in scn); NumPy scalars are strong,
+    # np.float64 included although it subclasses float (JAX: the same dtypes).
+    assert ctx.alone(1j).dtype == np.complex64
+    assert ctx.scale(x32, 1j).dtype == np.complex64
+    assert ctx.alone(np.float64(1.5)).dtype == np.float64
+    assert ctx.scale(np.ones(2, np.float16), np.float64(2)).dtype == np.float64
 
 
 def test_results_tuples_and_scalars(ctx):

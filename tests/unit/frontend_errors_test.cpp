@@ -172,7 +172,7 @@ TEST(SyntaxErrors, E0016_AssignToExpression) {
             "t.scn:1:1: error[E0016]: cannot assign to this expression\n"
             " 1 | x[0] = 1\n"
             "   | ^~~~\n"
-            "help: values are immutable; bind the updated value to a name, e.g. with `where`\n");
+            "help: arrays are immutable: write `x = x.at[i].set(v)` (JAX's functional update)\n");
 }
 
 TEST(SyntaxErrors, E0017_ChainedComparison) {
