@@ -185,6 +185,40 @@ std::vector<Case> cases() {
                a.rhsBatch = {1};
                return b.eqn1(Op::DotGeneral, {x, y}, a);
              });
+  // Linear algebra (jit/transform/jvp_linalg.cpp), batched over a leading axis of 2 where the op
+  // allows: triangular solves in each form, on diagonals drawn in [1, 2] so they are well
+  // conditioned; cholesky of x x^T; lu of x; eigh of x + x^T (distinct eigenvalues).
+  const Type kMats{DType::F64, {2, 3, 3}};
+  for (bool lower : {true, false})
+    for (bool transpose : {false, true})
+      for (bool unit : {false, true}) {
+        Builder b;
+        int x = b.param(kMats), y = b.param(Type{DType::F64, {2, 3, 2}});
+        Attrs a;
+        a.lower = lower;
+        a.transpose = transpose;
+        a.unitDiagonal = unit;
+        cs.push_back({std::string("triangular_solve") + (lower ? "_lower" : "_upper") + (transpose ? "_t" : "") +
+                          (unit ? "_unit" : ""),
+                      b.ret({b.eqn1(Op::TriangularSolve, {x, y}, a)}), 1, 2});
+      }
+  auto gram = [](Builder& b, int x) {  // x x^T, batched
+    Attrs a;
+    a.lhsContract = {2};
+    a.rhsContract = {2};
+    a.lhsBatch = {0};
+    a.rhsBatch = {0};
+    return b.eqn1(Op::DotGeneral, {x, x}, a);
+  };
+  unaryCase("cholesky", kMats, [&](Builder& b, int x) { return b.eqn1(Op::Cholesky, {gram(b, x)}); });
+  unaryCase("lu", kMats, [](Builder& b, int x) { return b.eqn(Op::Lu, {x}).at(0); });
+  {
+    Builder b;
+    int x = b.param(kMats);
+    int symmetric = b.eqn1(Op::Add, {x, b.eqn1(Op::Transpose, {x}, withAxes({0, 2, 1}))});
+    std::vector<int> wv = b.eqn(Op::Eigh, {symmetric});
+    cs.push_back({"eigh", b.ret({wv[0], wv[1]})});
+  }
   // scan: carry c' = sin(c) * x + w, ys = c * w (consts w, carry c, xs x).
   {
     Builder body;
@@ -733,8 +767,7 @@ TEST(Autodiff, EveryOpHasADifferentiationKind) {
   for (Op op : allOps())
     if (diffKind(op) == DiffKind::Unsupported) unsupported.push_back(opName(op));
   EXPECT_EQ(unsupported, (std::vector<std::string>{"digamma", "associative_scan", "scatter_mul", "scatter_min",
-                                                   "scatter_max", "cholesky", "triangular_solve", "lu", "qr",
-                                                   "eigh", "svd", "psum", "pmax", "pmin", "all_gather",
+                                                   "scatter_max", "qr", "svd", "psum", "pmax", "pmin", "all_gather",
                                                    "ppermute", "process_sum", "process_max", "process_min",
                                                    "process_gather", "process_permute"}));
   std::vector<Case> cs = cases();
