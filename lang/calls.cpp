@@ -35,7 +35,16 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
         fail("E0220", args.span, std::string(dtypeName(callee.dtype)) + "(x) takes one argument");
       if (args.pos[0].kind == ValueKind::String)  // i32(args[0]): a number from text
         return Value::ofArray(parseNumberText(args.pos[0].str, callee.dtype, false, args.posSpans[0], dtypeName(callee.dtype)));
+      if (args.pos[0].isTuple()) {  // f64([0.1, 2.675]): the elements as written, as array(..., dtype=f64)
+        args.kw.emplace_back("dtype", callee);
+        args.kwSpans.push_back(args.span);
+        Value array;
+        array.kind = ValueKind::Builtin;
+        array.builtin = &builtins().at("array");
+        return call(array, args);
+      }
       AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
+      if (const Array* written = x.literalValues()) x = AVal::of(*written, true);  // a literal bound to a name
       return Value::ofArray(ops_.cast(x, callee.dtype, args.span));
     }
     case ValueKind::Array: case ValueKind::Tuple: case ValueKind::None: case ValueKind::String:

@@ -353,7 +353,7 @@ Value Evaluator::evalCallHere(const CallExpr& e, const std::shared_ptr<Env>& env
   }
   Value callee = member ? *member : eval(*e.callee, env);
   // array(...) converts the elements of its list literals as written (Note [Array literals])
-  bool listRows = callee.kind == ValueKind::Builtin && callee.builtin->name == "array";
+  bool listRows = (callee.kind == ValueKind::Builtin && callee.builtin->name == "array") || callee.kind == ValueKind::DType;
   CallArgs args = evalArguments(*this, e.args, e.span, env, listRows);
   if (!callee.isCallable())
     fail("E0216", e.callee->span, describe(callee) + " is not callable");

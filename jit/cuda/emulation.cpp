@@ -57,7 +57,7 @@ static const char* const kEmulationHeader = R"SCN_EMU(// ---- scn host emulation
 extern "C" {
 #define SCN_EMU_LIBM1(n) float n##f(float) noexcept; double n(double) noexcept;
 #define SCN_EMU_LIBM2(n) float n##f(float, float) noexcept; double n(double, double) noexcept;
-SCN_EMU_LIBM1(fabs) SCN_EMU_LIBM1(floor) SCN_EMU_LIBM1(ceil) SCN_EMU_LIBM1(trunc)
+SCN_EMU_LIBM1(fabs) SCN_EMU_LIBM1(floor) SCN_EMU_LIBM1(ceil) SCN_EMU_LIBM1(trunc) SCN_EMU_LIBM1(round)
 SCN_EMU_LIBM1(rint) SCN_EMU_LIBM1(sqrt) SCN_EMU_LIBM1(cbrt) SCN_EMU_LIBM1(exp)
 SCN_EMU_LIBM1(exp2) SCN_EMU_LIBM1(expm1) SCN_EMU_LIBM1(log) SCN_EMU_LIBM1(log2)
 SCN_EMU_LIBM1(log10) SCN_EMU_LIBM1(log1p) SCN_EMU_LIBM1(sin) SCN_EMU_LIBM1(cos)
