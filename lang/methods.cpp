@@ -130,7 +130,7 @@ bool clampsIndices(const Args& a, size_t i, bool isRead, const std::string& what
 Op scatterOpOf(const std::string& method) {
   if (method == "set") return Op::Scatter;
   if (method == "add") return Op::ScatterAdd;
-  if (method == "mul") return Op::ScatterMul;
+  if (method == "mul" || method == "multiply") return Op::ScatterMul;
   if (method == "min") return Op::ScatterMin;
   return Op::ScatterMax;
 }
@@ -140,10 +140,12 @@ Op scatterOpOf(const std::string& method) {
 Value Evaluator::evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std::shared_ptr<Env>& env) {
   const auto& m = static_cast<const AttrExpr&>(*e.callee);
   const auto& at = static_cast<const AttrExpr&>(*ix.base);
-  static const std::vector<std::string> kUpdates{"set", "add", "mul", "min", "max", "get"};
+  static const std::vector<std::string> kUpdates{"set",    "add",    "subtract", "mul", "multiply",
+                                                  "divide", "power",  "min",      "max", "get"};
   if (std::find(kUpdates.begin(), kUpdates.end(), m.attr) == kUpdates.end())
     fail("E0248", m.span, "`x.at[...]` has no method `" + m.attr + "`",
-         "the methods of `x.at[...]` are .set(v) .add(v) .mul(v) .min(v) .max(v) and .get()");
+         "the methods of `x.at[...]` are .set(v) .add(v) .subtract(v) .multiply(v) (.mul) .divide(v) .power(v) "
+         ".min(v) .max(v) and .get()");
   Value base = eval(*at.base, env);
   if (!base.isArray()) fail("E0214", at.span, "`.at` needs an array, got " + describe(base));
   AVal x = *base.array;
@@ -158,7 +160,18 @@ Value Evaluator::evalAtUpdate(const CallExpr& e, const IndexExpr& ix, const std:
   }
   Args a(*this, c, what.c_str(), {"values", "mode=", "indices_are_sorted=", "unique_indices="});
   bool clip = clampsIndices(a, 1, false, what);
-  return Value::ofArray(scatterIndexed(*this, x, idx, scatterOpOf(m.attr), a.array(0), clip, e.span));
+  AVal values = a.array(0);
+  if (m.attr == "subtract")  // as JAX: add the negated values
+    return Value::ofArray(scatterIndexed(*this, x, idx, Op::ScatterAdd, ops_.unary(Op::Neg, values, e.span), clip, e.span));
+  if (m.attr == "divide" || m.attr == "power") {
+    // As JAX: x / (or **) the ones with the values multiplied in at idx, so a repeated index
+    // divides (or raises) by the product of its values.
+    AVal ones = ops_.full(x.type.shape, strongScalar(surfaceType(x).dtype, 1), e.span);
+    AVal factors = scatterIndexed(*this, ones, idx, Op::ScatterMul, values, clip, e.span);
+    return Value::ofArray(m.attr == "divide" ? ops_.trueDivide(x, factors, e.span)
+                                             : ops_.binary(Op::Pow, x, factors, e.span, "power"));
+  }
+  return Value::ofArray(scatterIndexed(*this, x, idx, scatterOpOf(m.attr), values, clip, e.span));
 }
 
 }  // namespace scn
