@@ -31,9 +31,13 @@ const char* const kMethodNames[] = {
 };
 const char* const kAttributeNames[] = {"shape", "ndim", "size", "dtype", "T", "real", "imag", "at"};
 
+// The builtin a method calls: its own name, or for jax.Array's flatten (jnp has no function of
+// that name) ravel.
+std::string builtinOfMethod(const std::string& name) { return name == "flatten" ? "ravel" : name; }
+
 bool isMethod(const std::string& name) {
   return std::find(std::begin(kMethodNames), std::end(kMethodNames), name) != std::end(kMethodNames) &&
-         builtins().count(name);
+         builtins().count(builtinOfMethod(name));
 }
 
 bool isAttribute(const std::string& name) {
@@ -48,7 +52,7 @@ std::string arrayMemberHelp(const std::string& name) {
   std::vector<std::string> all, close;
   for (const char* m : kAttributeNames) all.push_back(m);
   for (const char* m : kMethodNames)
-    if (builtins().count(m)) all.push_back(std::string(m) + "()");
+    if (builtins().count(builtinOfMethod(m))) all.push_back(std::string(m) + "()");
   for (const std::string& m : all) {
     std::string bare = m.substr(0, m.find('('));
     if (name.size() <= 100 && editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3))
@@ -93,7 +97,7 @@ Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& e
   args.posSpans.insert(args.posSpans.begin(), m.base->span);
   Value fn;
   fn.kind = ValueKind::Builtin;
-  fn.builtin = &builtins().at(m.attr);
+  fn.builtin = &builtins().at(builtinOfMethod(m.attr));
   return call(fn, args);
 }
 
