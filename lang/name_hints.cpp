@@ -1,6 +1,8 @@
 // Help for unknown names: Python habits, NumPy/JAX dtype names and module prefixes, typos.
 #include "lang/name_hints.hpp"
 
+#include <algorithm>
+
 #include <utility>
 #include <vector>
 
@@ -143,6 +145,11 @@ void rejectModulePrefix(const AttrExpr& e, const Env& env) {
          namePolicy ? "checkpoint's name policies are builtins in scn: write `policy=" + path.back() + "(\"a\", ...)`"
                     : "checkpoint's policies are strings in scn: write `policy=\"" + path.back() + "\"`");
   }
+  if (std::find(path.begin(), path.end(), "tree") != path.end() ||
+      std::find(path.begin(), path.end(), "tree_util") != path.end())
+    fail("E0273", e.span, "scn has no module `" + module + "`",
+         "scn has no pytree utilities: apply the function to each element of the tuple, `(f(t.0), f(t.1))`, "
+         "or build the tuple in a `for x in t` loop");
   std::optional<std::string> scnModule = foreignModulePathHelp(path, env);
   fail("E0273", e.span, "scn has no module `" + module + "`", scnModule ? *scnModule : modulePathHelp(path.back(), env));
 }

@@ -200,6 +200,9 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
         fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
              "remove it, or check the brackets before it");
       std::string python = pythonOperatorHelp(t);
+      if (t.kind == TokenKind::Colon)
+        python = "scn has no dicts and no type annotations: keep values in a tuple and destructure it, "
+                 "`let (w, b) = params`";
       fail("E0019", t.span, "expected `;` or a line break after the statement, found " + describe(t),
            python.empty() ? "put each statement on its own line, or separate them with `;`" : python);
     } catch (ParseAbort&) {
