@@ -1,5 +1,6 @@
 // Builtins of elementwise math that are not one op: round with decimals, clip with optional
-// bounds, nan_to_num, and the named forms of the bitwise operators.
+// bounds, nan_to_num, isclose / allclose, trunc, angle units, xlogy, and the named forms of the
+// bitwise operators.
 #include <cfloat>
 #include <cmath>
 
@@ -65,6 +66,79 @@ Value nanToNum(Evaluator& ev, CallArgs& c) {
   return arr(r);
 }
 
+// isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=false), as jnp.isclose: |a - b| <= atol +
+// rtol * |b| for floats, where an infinity is close only to itself and NaN to nothing (to NaN
+// with equal_nan); a == b for integers and bools.
+AVal isClose(Evaluator& ev, Args& a, Span span, const char* what) {
+  ArrayOps& ops = ev.ops();
+  AVal x = a.array(0), y = a.array(1);
+  DType t = promoteTypes(x, y);
+  if (!isFloat(t) && !isComplex(t)) return ops.binary(Op::Eq, x, y, span, what);
+  AVal rtol = a.has(2) ? a.array(2) : weakFloat(1e-05), atol = a.has(3) ? a.array(3) : weakFloat(1e-08);
+  AVal distance = ops.unary(Op::Abs, ops.binary(Op::Sub, x, y, span, what), span);
+  AVal bound = ops.binary(Op::Add, atol, ops.binary(Op::Mul, rtol, ops.unary(Op::Abs, y, span), span, what), span, what);
+  AVal close = ops.binary(Op::Le, distance, bound, span, what);
+  auto both = [&](Op test, Op join) {
+    return ops.bitwise(join, ops.unary(test, x, span), ops.unary(test, y, span), span, what);
+  };
+  AVal sameInfinity = ops.bitwise(Op::And, both(Op::IsInf, Op::And), ops.binary(Op::Eq, x, y, span, what), span, what);
+  close = ops.bitwise(Op::And, close, ops.invert(both(Op::IsInf, Op::Or), span, what), span, what);
+  close = ops.bitwise(Op::Or, close, sameInfinity, span, what);
+  close = ops.bitwise(Op::And, close, ops.invert(both(Op::IsNan, Op::Or), span, what), span, what);
+  if (a.has(4) && a.boolean(4, false)) close = ops.bitwise(Op::Or, close, both(Op::IsNan, Op::And), span, what);
+  return close;
+}
+
+Value isclose(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "isclose", {"a", "b", "rtol=", "atol=", "equal_nan="});
+  return arr(isClose(ev, a, c.span, "isclose"));
+}
+
+// allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=false): every element isclose.
+Value allclose(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "allclose", {"a", "b", "rtol=", "atol=", "equal_nan="});
+  AVal close = isClose(ev, a, c.span, "allclose");
+  std::vector<int64_t> all;
+  for (size_t d = 0; d < close.type.shape.size(); ++d) all.push_back(static_cast<int64_t>(d));
+  return arr(ev.ops().reduce(Op::ReduceAnd, close, all, c.span, "allclose"));
+}
+
+// trunc(x): x rounded toward zero (jnp.trunc; integers unchanged).
+Value trunc(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "trunc", {"x"});
+  AVal x = a.array(0);
+  if (!isFloat(x.type.dtype)) return arr(x);
+  ArrayOps& ops = ev.ops();
+  AVal negative = ops.binary(Op::Lt, x, weakFloat(0.0), c.span, "trunc");
+  return arr(ops.select(negative, ops.unary(Op::Ceil, x, c.span), ops.unary(Op::Floor, x, c.span), c.span, "trunc"));
+}
+
+// deg2rad(x) and rad2deg(x) (also radians / degrees): x times pi / 180 or 180 / pi.
+template <bool ToRadians>
+Value angleUnits(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, ToRadians ? "deg2rad" : "rad2deg", {"x"});
+  AVal x = a.array(0);
+  if (!isFloat(x.type.dtype) && !isComplex(x.type.dtype)) x = ev.ops().convert(x, DType::F32, c.span);
+  double factor = ToRadians ? M_PI / 180 : 180 / M_PI;
+  return arr(ev.ops().binary(Op::Mul, x, weakFloat(factor), c.span, ToRadians ? "deg2rad" : "rad2deg"));
+}
+
+// xlogy(x, y): x * log(y), 0 where x is 0 (jax.scipy.special.xlogy; NaN y still gives NaN). Where
+// x is 0 the product takes log(y) with its infinities and NaN replaced by 0, so the value is 0
+// and the derivative in x is still log(y), as JAX's rule.
+Value xlogy(Evaluator& ev, CallArgs& c) {
+  Args a(ev, c, "xlogy", {"x", "y"});
+  ArrayOps& ops = ev.ops();
+  AVal x = a.array(0), y = a.array(1);
+  AVal log = ops.unary(Op::Log, y, c.span);
+  AVal finiteLog = ops.select(ops.unary(Op::IsFinite, log, c.span), log, weakFloat(0.0), c.span, "xlogy");
+  AVal zero = ops.binary(Op::Eq, x, weakFloat(0.0), c.span, "xlogy");
+  AVal safe = ops.bitwise(Op::And, zero, ops.invert(ops.unary(Op::IsNan, y, c.span), c.span, "xlogy"), c.span, "xlogy");
+  // + 0.0 turns the -0.0 of 0 * a negative log into JAX's 0.0.
+  AVal atZero = ops.binary(Op::Add, ops.binary(Op::Mul, x, finiteLog, c.span, "xlogy"), weakFloat(0.0), c.span, "xlogy");
+  return arr(ops.select(safe, atZero, ops.binary(Op::Mul, x, log, c.span, "xlogy"), c.span, "xlogy"));
+}
+
 // ---- the bitwise operators by name (jnp.bitwise_and, ...) ----
 
 template <Op op>
@@ -95,6 +169,16 @@ BuiltinDefs elementwiseMathBuiltins() {
               {"nan_to_num(x, nan=0.0, posinf=None, neginf=None)",
                "x with NaN and the infinities replaced (by the largest finite values of x's dtype unless given)",
                nanToNum},
+              {"isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=false)",
+               "|a - b| <= atol + rtol * |b| elementwise (infinities close only to themselves, NaN to nothing unless equal_nan)",
+               isclose},
+              {"allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=false)", "whether every element of a and b isclose", allclose},
+              {"trunc(x)", "x rounded toward zero, elementwise", trunc},
+              {"deg2rad(x)", "x in degrees as radians, elementwise", angleUnits<true>},
+              {"radians(x)", "the same as deg2rad", angleUnits<true>},
+              {"rad2deg(x)", "x in radians as degrees, elementwise", angleUnits<false>},
+              {"degrees(x)", "the same as rad2deg", angleUnits<false>},
+              {"xlogy(x, y)", "x * log(y), and 0 where x is 0 (unless y is NaN), elementwise", xlogy},
               {"bitwise_and(x, y)", "x & y: bitwise and of integers, logical and of bools, elementwise", bitwiseBinary<Op::And>},
               {"bitwise_or(x, y)", "x | y: bitwise or of integers, logical or of bools, elementwise", bitwiseBinary<Op::Or>},
               {"bitwise_xor(x, y)", "x ^ y: bitwise xor of integers, logical xor of bools, elementwise", bitwiseBinary<Op::Xor>},
