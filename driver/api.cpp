@@ -257,13 +257,16 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
   const Closure* closure = f.fn.kind == ValueKind::Closure ? f.fn.closure.get() : nullptr;
   CallArgs args;
   if (closure) {
-    size_t want = closure->params->size();
-    if (n != want) {
+    size_t want = closure->params->size(), least = want;
+    while (least > 0 && (*closure->params)[least - 1].defaultValue) --least;  // trailing defaults
+    if (n < least || n > want) {
+      std::string takes = least == want ? std::to_string(want) : std::to_string(least) + " to " + std::to_string(want);
       cx.report(apiDiagnostic("E0220", closure->span,
-                              "`" + f.name + "` takes " + std::to_string(want) + " argument" +
-                                  (want == 1 ? "" : "s") + " but " + std::to_string(n) +
-                                  (n == 1 ? " was" : " were") + " given",
-                              "pass one array per parameter, in order"),
+                              "`" + f.name + "` takes " + takes + " argument" + (want == 1 ? "" : "s") + " but " +
+                                  std::to_string(n) + (n == 1 ? " was" : " were") + " given",
+                              least == want ? "pass one array per parameter, in order"
+                                            : "pass one array per parameter, in order (those from `" +
+                                                  (*closure->params)[least].name + "` on have defaults)"),
                 StatusCode::InvalidArgument);
       return {};
     }
@@ -274,7 +277,21 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
   // the compiled code, and so may scalars that a transformation passes on (Note [Static arguments
   // of a transformation] in lang/calls.cpp), so those are copied.
   std::vector<std::weak_ptr<Buffer>> borrowed;
+  bool byName = false;  // after an omitted input, the others go by their parameters' names
   for (size_t i = 0; i < n; ++i) {
+    if (inputs[i].omitted) {
+      if (!closure || !(*closure->params)[i].defaultValue) {
+        cx.report(apiDiagnostic("E0220", closure ? closure->span : Span{},
+                                "input " + std::to_string(i) + " of `" + f.name + "` is omitted, but " +
+                                    (closure ? "its parameter `" + (*closure->params)[i].name + "` has no default"
+                                             : std::string("only a fn's parameters have defaults")),
+                                "pass an array for it"),
+                  StatusCode::InvalidArgument);
+        return {};
+      }
+      byName = true;
+      continue;
+    }
     bool mayStayStatic = closure ? (*closure->params)[i].isStatic : inputs[i].shape.empty();
     Array a;
     try {
@@ -283,7 +300,13 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
       cx.report(e.diag, e.diag.code == "E0401" ? StatusCode::OutOfMemory : StatusCode::InvalidArgument);
       return {};
     }
-    args.pos.push_back(Value::ofArray(AVal::of(std::move(a), inputs[i].weak)));
+    Value v = Value::ofArray(AVal::of(std::move(a), inputs[i].weak));
+    if (byName) {
+      args.kw.emplace_back((*closure->params)[i].name, std::move(v));
+      args.kwSpans.push_back((*closure->params)[i].span);
+      continue;
+    }
+    args.pos.push_back(std::move(v));
     args.posSpans.push_back(closure ? (*closure->params)[i].span : Span{});
   }
   Value result = ev.call(f.fn, args);
@@ -504,7 +527,7 @@ int Function::arity() const {
 std::vector<Parameter> Function::parameters() const {
   std::vector<Parameter> out;
   if (!impl_ || impl_->fn.kind != ValueKind::Closure) return out;
-  for (const Param& p : *impl_->fn.closure->params) out.push_back(Parameter{p.name, p.isStatic});
+  for (const Param& p : *impl_->fn.closure->params) out.push_back(Parameter{p.name, p.isStatic, p.defaultValue != nullptr});
   return out;
 }
 

@@ -77,8 +77,13 @@ std::vector<Value> Evaluator::bindParams(const Closure& c, CallArgs& args) {
   }
   std::vector<Value> out;
   for (size_t i = 0; i < params.size(); ++i) {
+    if (!bound[i] && params[i].defaultValue) {  // evaluated in the function's scope, at each call
+      bound[i] = eval(*params[i].defaultValue, c.env);
+      spans[i] = params[i].defaultValue->span;
+    }
     if (!bound[i])
-      fail("E0220", args.span, "`" + c.name + "` is missing the argument `" + params[i].name + "`");
+      fail("E0220", args.span, "`" + c.name + "` is missing the argument `" + params[i].name + "`",
+           "pass it by position or as `" + params[i].name + "=...`");
     out.push_back(*bound[i]);
   }
   // Static parameters need static values: checked here, once, for both call paths.

@@ -202,8 +202,8 @@ Value Evaluator::evalList(const ListExpr& e, const std::shared_ptr<Env>& env) {
 namespace {
 // Note [Comparing values]
 // `==` of two values that are not arrays (tuples, None, strings, functions, dtypes; an array
-// beside one of them is E0208) asks whether they are the same value, at trace time, giving a
-// static bool: the same kind and structure, arrays of the same type (dtype and shape as the
+// beside one of them is E0208, except beside None: `b == None` tests for a default) asks whether
+// they are the same value, at trace time, giving a static bool: the same kind and structure, arrays of the same type (dtype and shape as the
 // language reports them) with equal elements (NaN equals nothing, as elementwise `==`),
 // functions the same function. A traced array inside a tuple has no value yet: E0101, as an
 // `if` on it would be. (Comparing printed forms, as before, called any two traced arrays of a
@@ -247,7 +247,8 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
   Value lv = eval(*e.lhs, env);
   Value rv = eval(*e.rhs, env);
   const char* sp = spelling(e.op);
-  if ((e.op == BinaryOp::Eq || e.op == BinaryOp::Ne) && !lv.isArray() && !rv.isArray()) {
+  bool againstNone = lv.isNone() || rv.isNone();  // `b == None`: a static bool, arrays included
+  if ((e.op == BinaryOp::Eq || e.op == BinaryOp::Ne) && ((!lv.isArray() && !rv.isArray()) || againstNone)) {
     bool eq = sameValue(lv, rv, e.span);  // Note [Comparing values]
     return Value::ofArray(strongScalar(DType::Bool, (e.op == BinaryOp::Eq) == eq));
   }

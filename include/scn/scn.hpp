@@ -198,6 +198,10 @@ struct ArrayView {
   /// Only a 0-d I64, F64 or C128 view may be weak (a host language's int, float or complex, at
   /// 64 bits a part).
   bool weak = false;
+  /// A parameter with a default left out (`fn f(x, w=2.0, b=0.0)` called with x, omitted, b):
+  /// the call evaluates the default; the inputs after it are matched to their parameters by
+  /// name. Trailing parameters with defaults may simply be left out of the inputs.
+  bool omitted = false;
 
   ArrayView() = default;
   ArrayView(DataType dtype_, std::vector<int64_t> shape_, const void* data_,
@@ -284,6 +288,7 @@ struct Access;  // the C API's way in (driver/api.cpp); not for hosts
 struct Parameter {
   std::string name;       // "_" for an ignored argument
   bool isStatic = false;  // declared `static`: its value is part of the compiled signature
+  bool hasDefault = false;  // `fn f(x, eps=1e-5)`: a call may leave it (and those after it) out
 };
 
 class SCN_API Function {

@@ -152,6 +152,8 @@ struct Param {
   std::string name;  // "_" ignores the argument
   bool isStatic = false;
   Span span;
+  /// `fn f(x, eps=1e-5)`: evaluated in the function's scope at each call that omits the argument.
+  std::shared_ptr<const Expr> defaultValue;
 };
 
 struct BlockExpr : Expr {

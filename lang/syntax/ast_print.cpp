@@ -272,7 +272,14 @@ class AstPrinter {
     out += "(";
     for (size_t i = 0; i < ps.size(); ++i) {
       if (i) out += " ";
-      out += ps[i].isStatic ? "(static " + ps[i].name + ")" : ps[i].name;
+      std::string name = ps[i].isStatic ? "(static " + ps[i].name + ")" : ps[i].name;
+      if (!ps[i].defaultValue) {
+        out += name;
+        continue;
+      }
+      out += "(default " + name + " ";
+      expr(*ps[i].defaultValue);
+      out += ")";
     }
     out += ")";
   }

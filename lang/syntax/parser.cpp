@@ -154,6 +154,14 @@ void Parser::expected(const std::string& what, std::string help) {
   fail("E0010", t.span, "expected " + what + ", found " + describe(t), std::move(help));
 }
 
+// Whether a string literal ends right before t (spaces aside): `"w":` is a dict's key.
+bool Parser::afterString(const Token& t) const {
+  std::string_view text = t.span.file->text();
+  size_t i = t.span.begin;
+  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+  return i > 0 && (text[i - 1] == '"' || text[i - 1] == '\'');
+}
+
 // Skips what is left of an abandoned statement: Note [Error recovery]. `openBrackets` is the
 // number of brackets the statement opened and did not close.
 void Parser::synchronize(int openBrackets) {
@@ -200,9 +208,8 @@ void Parser::parseStatements(std::vector<StmtPtr>& out, bool inBlock, bool* trai
         fail("E0012", t.span, "unmatched `" + std::string(tokenSpelling(t.kind)) + "`",
              "remove it, or check the brackets before it");
       std::string python = pythonOperatorHelp(t);
-      if (t.kind == TokenKind::Colon)
-        python = "scn has no dicts and no type annotations: keep values in a tuple and destructure it, "
-                 "`let (w, b) = params`";
+      if (t.kind == TokenKind::Colon && afterString(t))  // {"w": 1.0}
+        python = "scn has no dicts: keep the values in a tuple and destructure it, `let (w, b) = params`";
       fail("E0019", t.span, "expected `;` or a line break after the statement, found " + describe(t),
            python.empty() ? "put each statement on its own line, or separate them with `;`" : python);
     } catch (ParseAbort&) {
@@ -270,7 +277,9 @@ Pattern Parser::parsePattern() {
   return p;
 }
 
-// params := [ param { ',' param } [ ',' ] ]      param := [ 'static' ] ( IDENT | '_' )
+// params := [ param { ',' param } [ ',' ] ]
+// param := [ 'static' ] ( IDENT | '_' ) [ '=' expr ]     (a default: `fn` parameters only, since
+//                                                        `|` would end a lambda's default early)
 std::vector<Param> Parser::parseParams(TokenKind close) {
   std::vector<Param> params;
   while (!at(close)) {
@@ -282,6 +291,7 @@ std::vector<Param> Parser::parseParams(TokenKind close) {
       expected(p.isStatic ? "a parameter name after `static`" : "a parameter name");
     Token name = take();
     p.name = std::string(name.span.text());
+    if (close == TokenKind::RParen && accept(TokenKind::Eq)) p.defaultValue = parseExpr();
     p.span = from(p.span);
     for (const Param& q : params)
       if (q.name == p.name && p.name != "_")

@@ -111,6 +111,7 @@ class Parser {
   void rejectPythonKeyword(const Token& name);
   /// What scn writes for the Python operator or form at `t`, or "" (Note [Python operators]).
   std::string pythonOperatorHelp(const Token& t) const;
+  bool afterString(const Token& t) const;
   /// E0027 for `*args` / `**kwargs` at the start of a parameter.
   void rejectStarParameter();
   /// E0027 for `*xs` / `**kw` at the start of a call argument.

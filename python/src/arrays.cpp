@@ -94,6 +94,11 @@ CallInputs::CallInputs(size_t n) {
 
 void CallInputs::add(nb::handle arg, size_t i, const char* fn) {
   PyObject* o = arg.ptr();
+  if (!o) {  // a parameter with a default, left out before a given one
+    views_.emplace_back();
+    views_.back().omitted = true;
+    return;
+  }
   if (PyBool_Check(o)) {
     scalars_.push_back(o == Py_True ? 1 : 0);
     views_.emplace_back(DataType::Bool, std::vector<int64_t>{}, &scalars_.back());

@@ -300,7 +300,7 @@ nb::list lastStats(ContextObject& c) {
 /// also as `static_n`) take those, and the positional arguments fill the others in order, so
 /// `f(x, 2.0, static_n=3)` calls `fn f(static n, x, k)`.
 std::vector<nb::handle> ordered(const FunctionObject& f, nb::args args, nb::kwargs kwargs) {
-  if (kwargs.size() == 0) return std::vector<nb::handle>(args.begin(), args.end());
+  if (kwargs.size() == 0) return std::vector<nb::handle>(args.begin(), args.end());  // the engine checks the count
   std::vector<nb::handle> out(f.params.size());
   size_t used = 0;
   for (size_t i = 0; i < f.params.size(); ++i) {
@@ -332,10 +332,13 @@ std::vector<nb::handle> ordered(const FunctionObject& f, nb::args args, nb::kwar
   size_t next = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i].ptr()) continue;
-    if (next == args.size())
+    if (next == args.size()) {
+      if (f.params[i].hasDefault) continue;  // left null: omitted, the engine evaluates the default
       throw nb::type_error(("`" + f.fn.name() + "` is missing its argument `" + f.params[i].name + "`").c_str());
+    }
     out[i] = args[next++];
   }
+  while (!out.empty() && !out.back().ptr()) out.pop_back();  // trailing defaults: simply left out
   if (next != args.size())
     throw nb::type_error(("`" + f.fn.name() + "` takes " + std::to_string(f.params.size()) + " arguments but " +
                           std::to_string(args.size() + used) + " were given").c_str());

@@ -40,6 +40,17 @@ def test_keywords_and_static_parameters(ctx):
         gp(x0=x0, a=a, n=3, static_n=3)
 
 
+def test_parameters_with_defaults_may_be_left_out(ctx):
+    ctx.run("fn affine(x, w=2.0, b=0.5) = x * w + b")
+    x = np.ones(2, np.float32)
+    np.testing.assert_array_equal(ctx.affine(x), [2.5, 2.5])
+    np.testing.assert_array_equal(ctx.affine(x, 3.0), [3.5, 3.5])
+    np.testing.assert_array_equal(ctx.affine(x, b=1.0), [3, 3])  # w omitted: its default
+    np.testing.assert_array_equal(ctx.affine(x=x, w=1.0), [1.5, 1.5])
+    with pytest.raises(scn.Error, match="takes 1 to 3 arguments but 0 were given"):
+        ctx.affine()
+
+
 def test_python_numbers_are_weak(ctx):
     ctx.run("fn scale(x, k) = x * k\nfn alone(k) = k * 1")
     x32 = np.ones(3, np.float32)

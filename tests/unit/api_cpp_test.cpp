@@ -78,6 +78,32 @@ TEST(ApiCpp, LoadAndCallSaxpy) {
 
 // A host calls a fn that scatters: a histogram with duplicate and out-of-range bins, and a
 // gather at the host's indices (negative ones wrap, too large ones clamp).
+// Parameters with defaults: left out at the end, or omitted in between (the inputs after an
+// omitted one go to their parameters by name); an omitted input without a default is E0220.
+TEST(ApiCpp, ParametersWithDefaultsMayBeLeftOut) {
+  Host h;
+  ASSERT_TRUE(h.ctx.load("fn affine(x, w=2.0, b=0.5) = x * w + b", "affine.scn"));
+  auto f = h.ctx.function("affine");
+  ASSERT_TRUE(f.ok());
+  std::vector<scn::Parameter> ps = f->parameters();
+  ASSERT_EQ(ps.size(), 3u);
+  EXPECT_FALSE(ps[0].hasDefault);
+  EXPECT_TRUE(ps[1].hasDefault && ps[2].hasDefault);
+  float x = 1, b = 10;
+  auto r = f->call({scn::ArrayView::of(&x, {})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FLOAT_EQ(values<float>(r->at(0))[0], 2.5f);
+  scn::ArrayView skipped;
+  skipped.omitted = true;
+  r = f->call({scn::ArrayView::of(&x, {}), skipped, scn::ArrayView::of(&b, {})});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FLOAT_EQ(values<float>(r->at(0))[0], 12.0f);
+  r = f->call({skipped});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("E0220"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("`x` has no default"), std::string::npos) << r.status().message();
+}
+
 TEST(ApiCpp, CallAFunctionThatScatters) {
   Host h;
   ASSERT_TRUE(h.ctx.load("fn hist(x) = zeros(4, dtype=i32).at[x].add(1)\n"

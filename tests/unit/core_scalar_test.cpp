@@ -75,15 +75,17 @@ TEST(CoreScalar, IntegerDivisionSignsAndZero) {
   EXPECT_EQ(s::floorDiv<uint64_t>(7, 2), 3u);
 }
 
-TEST(CoreScalar, FloatFloorDivAndRemFollowPython) {
+TEST(CoreScalar, FloatFloorDivAndRemFollowJnp) {
   EXPECT_EQ(s::floorDiv(7.0, 2.0), 3.0);
   EXPECT_EQ(s::floorDiv(-7.0, 2.0), -4.0);
   EXPECT_EQ(s::rem(-7.0, 2.0), 1.0);
   EXPECT_EQ(s::rem(7.0, -2.0), -1.0);
   EXPECT_EQ(s::rem(5.5, 2.0), 1.5);
   EXPECT_EQ(s::rem(-5.5, 2.0), 0.5);
-  EXPECT_TRUE(std::signbit(s::rem(4.0, -2.0)));   // a zero takes the divisor's sign
-  EXPECT_FALSE(std::signbit(s::rem(-4.0, 2.0)));
+  EXPECT_FALSE(std::signbit(s::rem(4.0, -2.0)));  // a zero keeps fmod's sign, as jnp.remainder
+  EXPECT_TRUE(std::signbit(s::rem(-4.0, 2.0)));
+  EXPECT_EQ(s::floorDiv(-5.0, kInf), -1.0);  // jnp.floor_divide; floor(-5 / inf) would be -0.0
+  EXPECT_EQ(s::rem(-5.0, kInf), kInf);
   EXPECT_TRUE(std::isnan(s::rem(1.0, 0.0)));
   EXPECT_EQ(s::floorDiv(1.0, 0.0), kInf);
   EXPECT_EQ(s::div(1.0f, 4.0f), 0.25f);
