@@ -256,20 +256,11 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
   Evaluator& ev = cx.session->evaluator();
   const Closure* closure = f.fn.kind == ValueKind::Closure ? f.fn.closure.get() : nullptr;
   CallArgs args;
+  if (std::optional<Diagnostic> d = inputCountProblem(closure, f.name, inputs, n)) {
+    cx.report(*d, StatusCode::InvalidArgument);
+    return {};
+  }
   if (closure) {
-    size_t want = closure->params->size(), least = want;
-    while (least > 0 && (*closure->params)[least - 1].defaultValue) --least;  // trailing defaults
-    if (n < least || n > want) {
-      std::string takes = least == want ? std::to_string(want) : std::to_string(least) + " to " + std::to_string(want);
-      cx.report(apiDiagnostic("E0220", closure->span,
-                              "`" + f.name + "` takes " + takes + " argument" + (want == 1 ? "" : "s") + " but " +
-                                  std::to_string(n) + (n == 1 ? " was" : " were") + " given",
-                              least == want ? "pass one array per parameter, in order"
-                                            : "pass one array per parameter, in order (those from `" +
-                                                  (*closure->params)[least].name + "` on have defaults)"),
-                StatusCode::InvalidArgument);
-      return {};
-    }
     args.span = closure->span;
   }
   args.fromHost = true;
@@ -279,16 +270,7 @@ std::vector<HostArray> callValue(Context::Impl& cx, const Function::Impl& f, con
   std::vector<std::weak_ptr<Buffer>> borrowed;
   bool byName = false;  // after an omitted input, the others go by their parameters' names
   for (size_t i = 0; i < n; ++i) {
-    if (inputs[i].omitted) {
-      if (!closure || !(*closure->params)[i].defaultValue) {
-        cx.report(apiDiagnostic("E0220", closure ? closure->span : Span{},
-                                "input " + std::to_string(i) + " of `" + f.name + "` is omitted, but " +
-                                    (closure ? "its parameter `" + (*closure->params)[i].name + "` has no default"
-                                             : std::string("only a fn's parameters have defaults")),
-                                "pass an array for it"),
-                  StatusCode::InvalidArgument);
-        return {};
-      }
+    if (inputs[i].omitted) {  // inputCountProblem checked it has a default
       byName = true;
       continue;
     }

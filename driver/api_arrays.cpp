@@ -103,4 +103,33 @@ HostArray toHost(const Array& a, const std::vector<std::weak_ptr<Buffer>>& borro
                    std::shared_ptr<const void>(buf, buf->data()));
 }
 
+std::optional<Diagnostic> inputCountProblem(const Closure* closure, const std::string& name, const ArrayView* inputs,
+                                            size_t n) {
+  auto problem = [&](std::string message, std::string help) {
+    Diagnostic d;
+    d.code = "E0220";
+    d.span = closure ? closure->span : Span{};
+    d.message = std::move(message);
+    d.help = std::move(help);
+    return d;
+  };
+  for (size_t i = 0; i < n; ++i)
+    if (inputs[i].omitted && (!closure || i >= closure->params->size() || !(*closure->params)[i].defaultValue))
+      return problem("input " + std::to_string(i) + " of `" + name + "` is omitted, but " +
+                         (closure && i < closure->params->size()
+                              ? "its parameter `" + (*closure->params)[i].name + "` has no default"
+                              : std::string("only a fn's parameters have defaults")),
+                     "pass an array for it");
+  if (!closure) return std::nullopt;
+  size_t want = closure->params->size(), least = want;
+  while (least > 0 && (*closure->params)[least - 1].defaultValue) --least;  // trailing defaults
+  if (n >= least && n <= want) return std::nullopt;
+  std::string takes = least == want ? std::to_string(want) : std::to_string(least) + " to " + std::to_string(want);
+  return problem("`" + name + "` takes " + takes + " argument" + (want == 1 ? "" : "s") + " but " + std::to_string(n) +
+                     (n == 1 ? " was" : " were") + " given",
+                 least == want ? "pass one array per parameter, in order"
+                               : "pass one array per parameter, in order (those from `" + (*closure->params)[least].name +
+                                     "` on have defaults)");
+}
+
 }  // namespace scn
