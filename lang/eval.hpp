@@ -262,6 +262,7 @@ class Evaluator {
   Value evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env);
   Value evalCall(const CallExpr& e, const std::shared_ptr<Env>& env);
   Value evalCallHere(const CallExpr& e, const std::shared_ptr<Env>& env);  // evalCall without locating errors
+  Value sliceTuple(const Value& t, const IndexItem& it, const std::shared_ptr<Env>& env);
   void bindPattern(const Pattern& p, const Value& v, Env& env, Span span);
   void importFile(const ImportStmt& s, const std::shared_ptr<Env>& env);
   std::shared_ptr<const Program> parseImport(const ImportStmt& s, const std::string& path);

@@ -252,6 +252,18 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
     bool eq = sameValue(lv, rv, e.span);  // Note [Comparing values]
     return Value::ofArray(strongScalar(DType::Bool, (e.op == BinaryOp::Eq) == eq));
   }
+  if (e.op == BinaryOp::Mul && (lv.isTuple() != rv.isTuple()) && (lv.isArray() || rv.isArray())) {
+    // (1,) * 3: the tuple repeated, as Python's (a shape of ones)
+    const Value& t = lv.isTuple() ? lv : rv;
+    const ExprPtr& countExpr = lv.isTuple() ? e.rhs : e.lhs;
+    int64_t count = staticInt(*(lv.isTuple() ? rv : lv).array, StaticUse::Other, countExpr->span, "a tuple's repeat count");
+    if (count > 0 && static_cast<uint64_t>(count) * t.elems->size() > (1u << 20))
+      fail("E0402", e.span, "a tuple of " + std::to_string(t.elems->size()) + " repeated " + std::to_string(count) +
+                                " times is too long", "tuples hold shapes and a few values; use an array (`full`, `tile`)");
+    std::vector<Value> xs;
+    for (int64_t k = 0; k < count; ++k) xs.insert(xs.end(), t.elems->begin(), t.elems->end());
+    return Value::ofTuple(std::move(xs));
+  }
   if (e.op == BinaryOp::Add && lv.isTuple() && rv.isTuple()) {  // tuple concatenation
     std::vector<Value> xs = *lv.elems;
     xs.insert(xs.end(), rv.elems->begin(), rv.elems->end());

@@ -103,14 +103,39 @@ std::vector<IndexArg> Evaluator::evalIndexArgs(const std::vector<IndexItem>& ite
   return args;
 }
 
+// t[a:b:c] of a tuple: the tuple of those elements, with Python's rules for the static bounds
+// (`x.shape[:-1] + (d,)`).
+Value Evaluator::sliceTuple(const Value& t, const IndexItem& it, const std::shared_ptr<Env>& env) {
+  auto bound = [&](const ExprPtr& b) -> std::optional<int64_t> {
+    if (!b) return std::nullopt;
+    Value v = eval(*b, env);
+    if (v.isNone()) return std::nullopt;
+    return staticInt(toArray(v, b->span, "tuple slice"), StaticUse::SliceBound, b->span, "");
+  };
+  int64_t n = static_cast<int64_t>(t.elems->size());
+  int64_t step = bound(it.step).value_or(1);
+  if (step == 0) fail("E0217", it.span, "a tuple slice's step cannot be 0");
+  auto clampTo = [&](std::optional<int64_t> b, int64_t dflt) {
+    if (!b) return dflt;
+    int64_t v = *b < 0 ? *b + n : *b;
+    return step > 0 ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
+  };
+  int64_t start = clampTo(bound(it.start), step > 0 ? 0 : n - 1), stop = clampTo(bound(it.stop), step > 0 ? n : -1);
+  std::vector<Value> out;
+  for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) out.push_back((*t.elems)[static_cast<size_t>(k)]);
+  return Value::ofTuple(std::move(out));
+}
+
 Value Evaluator::evalIndex(const IndexExpr& e, const std::shared_ptr<Env>& env) {
   if (e.base->kind == ExprKind::Attr && static_cast<const AttrExpr&>(*e.base).attr == "at")
     fail("E0247", e.span, "`x.at[...]` must be followed by an update method",
          "write `x.at[i].set(v)`, `.add(v)`, `.mul(v)`, `.min(v)`, `.max(v)` or `.get()`; read with `x[i]`");
   Value base = eval(*e.base, env);
   if (base.isTuple()) {
-    if (e.items.size() != 1 || e.items[0].isSlice)
-      fail("E0217", e.span, "a tuple takes one integer index");
+    if (e.items.size() == 1 && e.items[0].isSlice) return sliceTuple(base, e.items[0], env);
+    if (e.items.size() != 1 || e.items[0].isEllipsis)
+      fail("E0217", e.span, "a tuple takes one integer index or one slice",
+           "index it as `t[0]`, `t[-1]` or `t[1:]`");
     AVal i = toArray(eval(*e.items[0].index, env), e.items[0].span, "tuple index");
     int64_t k = staticInt(i, StaticUse::TupleIndex, e.items[0].span, "");
     int64_t n = static_cast<int64_t>(base.elems->size());
