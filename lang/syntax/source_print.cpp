@@ -254,6 +254,10 @@ class SourcePrinter {
       if (i) out += ", ";
       if (ps[i].isStatic) out += "static ";
       out += ps[i].name;
+      if (ps[i].defaultValue) {
+        out += " = ";
+        expr(*ps[i].defaultValue, kAny);
+      }
     }
   }
 

@@ -378,6 +378,7 @@ TEST(Parser, RoundTripTrickyForms) {
   expectRoundTrip("let a = [1, [2, 3], []] + [x][0]\nx[..., 1:, ::-2]");
   expectRoundTrip("let b = (a | b) & ~c ^ (d << 2 >> e) | f(|x| x | 1)\nfor x in (1, 2) { y = y | x }");
   expectRoundTrip("let c = (a + b) << 1; let d = -(a & b); let e = (a == b) & (c < d)");
+  expectRoundTrip("fn f(x, static n = 3, eps = 1e-5, b = None, g = |y| y + 1, t = (1, 2)) = x");
 }
 
 // Every program under tests/programs (and the examples) parses and round-trips.
