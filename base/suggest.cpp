@@ -38,8 +38,6 @@ size_t editDistance(std::string_view a, std::string_view b) {
 // builtins. The distance costs the product of the two lengths, so names longer than
 // kLongestSuggested get no suggestion (a generated 30000-letter name took 19 s), and a candidate
 // whose length alone differs by more than the threshold is not measured.
-constexpr size_t kLongestSuggested = 100;
-
 std::vector<std::string> closestNames(std::string_view word, const std::vector<std::string>& candidates,
                                       size_t max) {
   if (word.size() > kLongestSuggested) return {};

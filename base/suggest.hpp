@@ -8,6 +8,9 @@
 
 namespace scn {
 
+/// Names longer than this get no suggestion: the edit distance costs the product of the lengths.
+constexpr size_t kLongestSuggested = 100;
+
 /// The optimal-string-alignment distance: inserting, deleting or replacing a character, or
 /// swapping two adjacent ones, each costs 1. Letters differing only in case count as equal.
 size_t editDistance(std::string_view a, std::string_view b);

@@ -38,10 +38,7 @@ Value Evaluator::call(const Value& callee, CallArgs& args) {
       if (args.pos[0].isTuple()) {  // f64([0.1, 2.675]): the elements as written, as array(..., dtype=f64)
         args.kw.emplace_back("dtype", callee);
         args.kwSpans.push_back(args.span);
-        Value array;
-        array.kind = ValueKind::Builtin;
-        array.builtin = &builtins().at("array");
-        return call(array, args);
+        return call(Value::ofBuiltin(builtins().at("array")), args);
       }
       AVal x = toArray(args.pos[0], args.posSpans[0], dtypeName(callee.dtype));
       if (const Array* written = x.literalValues()) x = AVal::of(*written, true);  // a literal bound to a name

@@ -55,12 +55,7 @@ Value Evaluator::eval(const Expr& e, const std::shared_ptr<Env>& env) {
       if (auto t = dtypeFromName(n.name)) return Value::ofDType(*t);
       if (auto c = namedConstant(n.name)) return Value::ofArray(weakFloat(*c));
       auto it = builtins().find(n.name);
-      if (it != builtins().end()) {
-        Value v;
-        v.kind = ValueKind::Builtin;
-        v.builtin = &it->second;
-        return v;
-      }
+      if (it != builtins().end()) return Value::ofBuiltin(it->second);
       fail("E0106", e.span, "unknown name `" + n.name + "`", unknownNameHelp(n.name, *env));
     }
     case ExprKind::Tuple: {
@@ -323,10 +318,7 @@ Value Evaluator::evalAttr(const AttrExpr& e, const std::shared_ptr<Env>& env) {
     args.pos = {base};
     args.posSpans = {e.base->span};
     args.span = e.span;
-    Value fn;
-    fn.kind = ValueKind::Builtin;
-    fn.builtin = &builtins().at(e.attr);
-    return call(fn, args);
+    return call(Value::ofBuiltin(builtins().at(e.attr)), args);
   }
   if (e.attr == "at")
     fail("E0247", e.span, "`x.at` must be indexed and updated: `x.at[i].set(v)`",

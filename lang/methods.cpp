@@ -55,7 +55,7 @@ std::string arrayMemberHelp(const std::string& name) {
     if (builtins().count(builtinOfMethod(m))) all.push_back(std::string(m) + "()");
   for (const std::string& m : all) {
     std::string bare = m.substr(0, m.find('('));
-    if (name.size() <= 100 && editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3))
+    if (name.size() <= kLongestSuggested && editDistance(bare, name) <= std::max<size_t>(1, name.size() / 3))
       close.push_back("`." + m + "`");
   }
   if (close.empty())
@@ -95,10 +95,7 @@ Value Evaluator::evalMethodCall(const CallExpr& e, const std::shared_ptr<Env>& e
   }
   args.pos.insert(args.pos.begin(), self);
   args.posSpans.insert(args.posSpans.begin(), m.base->span);
-  Value fn;
-  fn.kind = ValueKind::Builtin;
-  fn.builtin = &builtins().at(builtinOfMethod(m.attr));
-  return call(fn, args);
+  return call(Value::ofBuiltin(builtins().at(builtinOfMethod(m.attr))), args);
 }
 
 namespace {

@@ -345,12 +345,7 @@ const ModuleMember* findModuleMember(std::string_view module, std::string_view m
 
 std::optional<Value> moduleMemberValue(const ModuleMember& m, const Env& env) {
   if (!m.target) return std::nullopt;
-  if (auto it = builtins().find(m.target); it != builtins().end()) {
-    Value v;
-    v.kind = ValueKind::Builtin;
-    v.builtin = &it->second;
-    return v;
-  }
+  if (auto it = builtins().find(m.target); it != builtins().end()) return Value::ofBuiltin(it->second);
   // A prelude function (`square`, `sinh`): a global of the session.
   if (const Value* v = rootOf(env).lookup(m.target); v && v->kind == ValueKind::Closure) return *v;
   return std::nullopt;

@@ -109,6 +109,12 @@ struct Value {
     v.str = std::move(s);
     return v;
   }
+  static Value ofBuiltin(const Builtin& b) {
+    Value v;
+    v.kind = ValueKind::Builtin;
+    v.builtin = &b;
+    return v;
+  }
   static Value ofDType(DType t) {
     Value v;
     v.kind = ValueKind::DType;
