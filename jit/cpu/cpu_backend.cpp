@@ -37,6 +37,7 @@ kir::LowerOptions cpuLowerOptions() {
   o.peelFirstIteration = true;
   o.sortStep = true;
   o.fuseRows = true;
+  o.gemmEpilogues = true;  // runGemm runs them piece by piece (Note [GEMM epilogues])
   o.complexGemm = true;  // cblas_cgemm / cblas_zgemm
   o.keepBf16Products = true;  // oneDNN's bf16 matmul (Note [bf16 products] in gemm_bf16.cpp)
   return o;

@@ -205,30 +205,71 @@ std::string gemmLibraryDescription() {
   return description();
 }
 
+namespace {
+/// The epilogue's points over C[b]'s rows [r0, r1): whole points only (false otherwise).
+bool epiloguePoints(const GemmCall& g, int64_t b, int64_t r0, int64_t r1, int64_t* lo, int64_t* hi) {
+  int64_t first = b * g.strideC + r0 * g.ldc, end = b * g.strideC + r1 * g.ldc, inner = g.epilogue.inner;
+  *lo = first / inner;
+  *hi = end / inner;
+  return first % inner == 0 && end % inner == 0;
+}
+
+/// Rows [r0, r1) of C[b], then the epilogue over them while they are in cache.
+void gemmRowsThenEpilogue(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) {
+  gemmRows(g, b, r0, r1);
+  int64_t lo, hi;
+  if (g.epilogue.fn && epiloguePoints(g, b, r0, r1, &lo, &hi)) g.epilogue.fn(g.epilogue.bufs, g.epilogue.hostVars, lo, hi);
+}
+}  // namespace
+
+// Note [GEMM epilogues]: the lowering hands over a kernel that reads each element of C at its
+// own point only, so the kernel may run on a piece of C as soon as that piece is computed, by the
+// thread that computed it, while the piece is in its cache. Pieces are whole rows of a batch
+// entry; when they are not whole points of the kernel (a point spans rows of two pieces) or the
+// product is cut into column blocks, the epilogue runs after the whole product instead, as the
+// separate launch it replaced.
 void runGemm(ThreadPool* pool, const GemmCall& g) {
   prepareGemmLibrary();
   if (g.batch <= 0 || g.m <= 0 || g.n <= 0) return;
   int threads = pool ? pool->size() : 1;
   double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
                  static_cast<double>(g.k) * static_cast<double>(g.batch);
-  if (threads == 1 || flops < kParallelFlops) {
-    for (int64_t b = 0; b < g.batch; ++b) gemmRows(g, b, 0, g.m);
-    return;
+  int64_t rows = 1, cols = 1;
+  if (threads > 1 && flops >= kParallelFlops) {
+    int64_t want = kPiecesPerThread * threads;
+    int64_t perEntry = g.batch >= want ? 1 : (want + g.batch - 1) / g.batch;
+    rows = std::clamp<int64_t>(perEntry, 1, std::max<int64_t>(1, g.m / kMinRows));
+    cols = g.dtype == GemmType::BF16  // bf16: a oneDNN primitive per width; rows only
+               ? 1
+               : std::clamp<int64_t>((perEntry + rows - 1) / rows, 1, std::max<int64_t>(1, g.n / kMinCols));
   }
-  int64_t want = kPiecesPerThread * threads;
-  int64_t perEntry = g.batch >= want ? 1 : (want + g.batch - 1) / g.batch;
-  int64_t rows = std::clamp<int64_t>(perEntry, 1, std::max<int64_t>(1, g.m / kMinRows));
-  int64_t cols = g.dtype == GemmType::BF16  // bf16: a oneDNN primitive per width; rows only
-                     ? 1
-                     : std::clamp<int64_t>((perEntry + rows - 1) / rows, 1, std::max<int64_t>(1, g.n / kMinCols));
-  int64_t blocks = rows * cols;
-  pool->parallelFor(g.batch * blocks, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      int64_t b = i / blocks, r = i % blocks / cols, c = i % cols;
-      GemmCall piece = cols == 1 ? g : columns(g, g.n * c / cols, g.n * (c + 1) / cols);
-      gemmRows(piece, b, g.m * r / rows, g.m * (r + 1) / rows);
+  bool epilogueByPiece = g.epilogue.fn && cols == 1;
+  for (int64_t b = 0; epilogueByPiece && b < g.batch; ++b)
+    for (int64_t r = 0; epilogueByPiece && r < rows; ++r) {
+      int64_t lo, hi;
+      epilogueByPiece = epiloguePoints(g, b, g.m * r / rows, g.m * (r + 1) / rows, &lo, &hi);
     }
-  });
+  GemmCall product = g;
+  if (!epilogueByPiece) product.epilogue.fn = nullptr;
+  int64_t blocks = rows * cols;
+  auto piece = [&](int64_t i) {
+    int64_t b = i / blocks, r = i % blocks / cols, c = i % cols;
+    GemmCall part = cols == 1 ? product : columns(product, g.n * c / cols, g.n * (c + 1) / cols);
+    gemmRowsThenEpilogue(part, b, g.m * r / rows, g.m * (r + 1) / rows);
+  };
+  if (blocks == 1 && (threads == 1 || flops < kParallelFlops)) {
+    for (int64_t b = 0; b < g.batch; ++b) piece(b);
+  } else {
+    pool->parallelFor(g.batch * blocks, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) piece(i);
+    });
+  }
+  if (g.epilogue.fn && !epilogueByPiece) {
+    const GemmEpilogue& e = g.epilogue;
+    int64_t points = g.batch * g.m * g.n / e.inner;
+    if (pool) pool->parallelFor(points, [&](int64_t lo, int64_t hi) { e.fn(e.bufs, e.hostVars, lo, hi); });
+    else e.fn(e.bufs, e.hostVars, 0, points);
+  }
 }
 
 }  // namespace scn::cpu

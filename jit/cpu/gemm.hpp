@@ -12,6 +12,19 @@ namespace scn::cpu {
 
 class ThreadPool;
 
+/// A kernel entry point as compiled code passes it (runtime.hpp's KernelFn).
+using EpilogueFn = void (*)(void**, int64_t*, int64_t, int64_t);
+
+/// A kernel over C's elements run after the product, piece by piece while the piece is in
+/// cache (Note [GEMM epilogues] in jit/kernel/gemm_epilogue.cpp): fn(bufs, hostVars, lo, hi)
+/// over points [lo, hi) of its first dim, each point `inner` consecutive elements of C.
+struct GemmEpilogue {
+  EpilogueFn fn = nullptr;
+  void** bufs = nullptr;
+  int64_t* hostVars = nullptr;
+  int64_t inner = 1;
+};
+
 /// The element type of a product, as compiled code passes it to scn_gemm (an i32): which
 /// library routine runs it.
 enum class GemmType : int32_t {
@@ -38,9 +51,10 @@ struct GemmCall {
   void* c;
   int64_t ldc, strideC, batch;
   bool accumulate = false;
+  GemmEpilogue epilogue = {};  // none when fn is null
 };
 
-/// Runs g on pool (null: on the caller), each library call single-threaded.
+/// Runs g (and its epilogue) on pool (null: on the caller), each library call single-threaded.
 void runGemm(ThreadPool* pool, const GemmCall& g);
 
 /// Sets the library up once (kernels, one thread); runGemm calls it, a benchmark may call it

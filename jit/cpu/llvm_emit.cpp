@@ -413,13 +413,22 @@ class ModuleEmitter {
         const Gemm& g = s.gemm;
         auto* ft = llvm::FunctionType::get(
             void_, {ptr_, i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_,
-                    ptr_, i64_, i64_, i64_, i32_}, false);
+                    ptr_, i64_, i64_, i64_, i32_, ptr_, ptr_, ptr_, i64_}, false);
+        // Note [GEMM epilogues]: the kernel and what it needs, or null.
+        Value* epilogue = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c_));
+        int64_t inner = 1;
+        if (g.epilogue >= 0) {
+          const Kernel& k = p_.kernels.at(g.epilogue);
+          epilogue = kernels_.at(g.epilogue);
+          inner = k.points() / k.dims[0];
+        }
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
                       {ctx_, b_.getInt32(static_cast<int32_t>(gemmTypeOf(g.dtype))), b_.getInt32(g.transA), b_.getInt32(g.transB),
                        b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),
                        b_.getInt64(g.lda), b_.getInt64(g.strideA), locPtr(ee, g.b), b_.getInt64(g.ldb),
                        b_.getInt64(g.strideB), locPtr(ee, g.c), b_.getInt64(g.ldc),
-                       b_.getInt64(g.strideC), b_.getInt64(g.batch), b_.getInt32(g.accumulate)});
+                       b_.getInt64(g.strideC), b_.getInt64(g.batch), b_.getInt32(g.accumulate), epilogue, bufs_,
+                       hv_, b_.getInt64(inner)});
         break;
       }
       case StepKind::Loop: {

@@ -106,8 +106,9 @@ extern "C" void scn_parallel_for(RuntimeCtx* ctx, KernelFn fn, void** bufs, int6
 extern "C" void scn_gemm(RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
                          int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA,
                          const void* b, int64_t ldb, int64_t strideB, void* c, int64_t ldc,
-                         int64_t strideC, int64_t batch, int32_t accumulate) {
+                         int64_t strideC, int64_t batch, int32_t accumulate, scn::cpu::KernelFn epilogue,
+                         void** bufs, int64_t* hostVars, int64_t epilogueInner) {
   scn::cpu::GemmCall g{static_cast<scn::cpu::GemmType>(dtype), transA != 0, transB != 0, m, n, k, a, lda, strideA, b, ldb,
-                       strideB, c, ldc, strideC, batch, accumulate != 0};
+                       strideB, c, ldc, strideC, batch, accumulate != 0, {epilogue, bufs, hostVars, epilogueInner}};
   scn::cpu::runGemm(ctx ? ctx->pool : nullptr, g);
 }

@@ -74,10 +74,12 @@ extern "C" {
 void scn_parallel_for(scn::cpu::RuntimeCtx* ctx, scn::cpu::KernelFn fn, void** bufs,
                       int64_t* hostVars, int64_t n);
 /// C[b] = op(A[b]) @ op(B[b]) for b in [0, batch), row-major; dtype 0 = f32, 1 = f64, 2 = c64, 3 = c128; on the
-/// context's pool (Note [One thread pool for GEMM]).
+/// context's pool (Note [One thread pool for GEMM]); then, unless null, the kernel `epilogue`
+/// over C's points (epilogueInner elements each) piece by piece (Note [GEMM epilogues]).
 void scn_gemm(scn::cpu::RuntimeCtx* ctx, int32_t dtype, int32_t transA, int32_t transB, int64_t m,
               int64_t n, int64_t k, const void* a, int64_t lda, int64_t strideA, const void* b,
-              int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch, int32_t accumulate);
+              int64_t ldb, int64_t strideB, void* c, int64_t ldc, int64_t strideC, int64_t batch, int32_t accumulate,
+              scn::cpu::KernelFn epilogue, void** bufs, int64_t* hostVars, int64_t epilogueInner);
 /// The Sort step (kir::SortRows): stable permutations of rows of keys, on the context's pool
 /// (jit/cpu/sort.hpp); keyType and permType are DType values.
 /// The Linalg step (kir::LinalgStep, Note [Calling LAPACK] in jit/cpu/lapack.cpp): op and dtype

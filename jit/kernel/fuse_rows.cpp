@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "jit/kernel/accesses.hpp"
 #include "jit/kernel/kernel_ir.hpp"
 
 namespace scn::kir {
@@ -249,28 +250,6 @@ class AccessAnalysis {
   }
 
   std::map<int, int64_t> loopExtents_;
-};
-
-/// Every load and store of a kernel body: (buffer, index, is a store), loads inside indices too.
-struct Accesses {
-  std::vector<std::tuple<int, ExprP, bool>> list;
-  std::map<int, int64_t> loopExtents;
-  std::set<const Expr*> seen;
-
-  void expr(const ExprP& e) {
-    if (!e || !seen.insert(e.get()).second) return;
-    if (e->kind == ExprKind::Load) list.emplace_back(e->id, e->args[0], false);
-    for (const ExprP& a : e->args) expr(a);
-  }
-  void stmts(const std::vector<Stmt>& body) {
-    for (const Stmt& s : body) {
-      if (s.kind == StmtKind::Store || s.kind == StmtKind::AtomicAdd) list.emplace_back(s.buffer, s.index, true);
-      if (s.kind == StmtKind::Loop) loopExtents[s.local] = s.extent;
-      expr(s.index);
-      expr(s.value);
-      stmts(s.body);
-    }
-  }
 };
 
 /// Whether running k row by row computes what its members did one after another (the legality

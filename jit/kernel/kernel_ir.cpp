@@ -333,6 +333,7 @@ void printSteps(std::ostream& os, const Program& p, const std::vector<Step>& ste
         printLoc(os, g.a);
         os << " @ ";
         printLoc(os, g.b);
+        if (g.epilogue >= 0) os << " then k" << g.epilogue;
         os << "\n";
         break;
       }

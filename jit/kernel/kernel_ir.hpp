@@ -205,6 +205,9 @@ struct Gemm {
   int64_t lda = 0, ldb = 0, ldc = 0;
   int64_t strideA = 0, strideB = 0, strideC = 0;  // elements between batches
   Loc a, b, c;
+  /// A kernel run over C's elements after the product, piece by piece while each is in cache,
+  /// instead of a launch after it (Note [GEMM epilogues] in gemm_epilogue.cpp); -1: none.
+  int epilogue = -1;
 };
 
 /// A stable sort of each row of a row-major [rows, n] key array into a permutation, asked for by
@@ -319,10 +322,16 @@ struct LowerOptions {
   /// per update element, adding with AtomicAdd (Note [Scatter kernels]); 0: never. The CUDA
   /// backend asks for it; the CPU's sequential loop is faster on its few cores.
   int64_t atomicScatterBelow = 0;
+  /// Run the elementwise launch that follows a product and reads its result point by point as
+  /// the product's epilogue (Gemm::epilogue, Note [GEMM epilogues]); the CPU asks for it.
+  bool gemmEpilogues = false;
 };
 
 /// Merges runs of launches into row kernels where that is legal and pays (Note [Row fusion]).
 void fuseRows(Program& p);
+/// Makes each launch that may run piece by piece after the product before it that product's
+/// epilogue (Note [GEMM epilogues]).
+void fuseGemmEpilogues(Program& p);
 
 /// Lowers a verified Func to kernel form (fusion, buffer plan); see jit/kernel/lower.cpp.
 Program lower(const Func& f, const LowerOptions& opts = {});

@@ -435,6 +435,7 @@ Program lower(const Func& given, const LowerOptions& opts) {
     pb.prog.results.push_back(r.buffer);
   }
   if (opts.fuseRows) fuseRows(pb.prog);
+  if (opts.gemmEpilogues) fuseGemmEpilogues(pb.prog);
   return std::move(pb.prog);
 }
 

@@ -340,20 +340,32 @@ class Verifier {
     for (size_t i = 0; i < steps.size(); ++i) checkStep(steps[i], bound, where + "[" + std::to_string(i) + "]");
   }
 
+  void checkLaunch(int kernel, const std::vector<int>& bound, const std::string& where) {
+    if (kernel < 0 || kernel >= static_cast<int>(p_.kernels.size()))
+      invalid(where, "launch of kernel k" + std::to_string(kernel) + " of " + std::to_string(p_.kernels.size()));
+    for (int h : kernelHostVars_[kernel])
+      if (!isBound(h, bound))
+        invalid(where, "kernel k" + std::to_string(kernel) + " reads host variable h" + std::to_string(h) +
+                           " outside a loop over it");
+    if (deadLoops_ == 0 && !kernelOverruns_[kernel].empty()) invalid(where, "launch of " + kernelOverruns_[kernel]);
+    written_.insert(kernelStores_[kernel].begin(), kernelStores_[kernel].end());
+  }
+
+  /// Note [GEMM epilogues]: the runtime cuts the epilogue's points by C's rows, so C is dense
+  /// and the kernel has one point per whole number of C's elements.
+  void checkEpilogue(const Gemm& g, const std::vector<int>& bound, const std::string& where) {
+    checkLaunch(g.epilogue, bound, where + " (epilogue)");
+    const Kernel& k = p_.kernels[g.epilogue];
+    int64_t elems = g.batch * g.m * g.n;
+    if (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n) || k.dims.empty() || k.scan ||
+        k.points() != elems)
+      invalid(where, "epilogue k" + std::to_string(g.epilogue) + " over " + std::to_string(k.points()) +
+                         " points of a product of " + std::to_string(elems) + " elements (dense C)");
+  }
+
   void checkStep(const Step& s, std::vector<int>& bound, const std::string& where) {
     switch (s.kind) {
-      case StepKind::Launch:
-        if (s.kernel < 0 || s.kernel >= static_cast<int>(p_.kernels.size()))
-          invalid(where, "launch of kernel k" + std::to_string(s.kernel) + " of " +
-                             std::to_string(p_.kernels.size()));
-        for (int h : kernelHostVars_[s.kernel])
-          if (!isBound(h, bound))
-            invalid(where, "kernel k" + std::to_string(s.kernel) + " reads host variable h" + std::to_string(h) +
-                               " outside a loop over it");
-        if (deadLoops_ == 0 && !kernelOverruns_[s.kernel].empty())
-          invalid(where, "launch of " + kernelOverruns_[s.kernel]);
-        written_.insert(kernelStores_[s.kernel].begin(), kernelStores_[s.kernel].end());
-        return;
+      case StepKind::Launch: return checkLaunch(s.kernel, bound, where);
       case StepKind::Gemm: {
         const Gemm& g = s.gemm;
         if ((!isFloat(g.dtype) && !isComplex(g.dtype)) || g.dtype == DType::F16)
@@ -364,6 +376,7 @@ class Verifier {
         checkLoc(g.b, g.dtype, bound, "operand B", where);
         checkLoc(g.c, g.dtype, bound, "output C", where);
         written_.insert(g.c.buffer);
+        if (g.epilogue >= 0) checkEpilogue(g, bound, where);
         return;
       }
       case StepKind::Loop:
