@@ -222,9 +222,9 @@ void gemmRowsThenEpilogue(const GemmCall& g, int64_t b, int64_t r0, int64_t r1) 
 }
 }  // namespace
 
-// Note [GEMM epilogues]: the lowering hands over a kernel that reads each element of C at its
-// own point only, so the kernel may run on a piece of C as soon as that piece is computed, by the
-// thread that computed it, while the piece is in its cache. Pieces are whole rows of a batch
+// Note [GEMM epilogues]: the lowering hands over a kernel whose points each touch only their own
+// window of C (`inner` elements), so the kernel may run on a piece of C as soon as that piece is
+// computed, by the thread that computed it, while the piece is in its cache. Pieces are whole rows of a batch
 // entry; when they are not whole points of the kernel (a point spans rows of two pieces) or the
 // product is cut into column blocks, the epilogue runs after the whole product instead, as the
 // separate launch it replaced.

@@ -420,7 +420,7 @@ class ModuleEmitter {
         if (g.epilogue >= 0) {
           const Kernel& k = p_.kernels.at(g.epilogue);
           epilogue = kernels_.at(g.epilogue);
-          inner = k.points() / k.dims[0];
+          inner = g.batch * g.m * g.n / k.dims[0];
         }
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
                       {ctx_, b_.getInt32(static_cast<int32_t>(gemmTypeOf(g.dtype))), b_.getInt32(g.transA), b_.getInt32(g.transB),

@@ -16,11 +16,13 @@ namespace scn::kir {
 // A launch right after a product becomes the product's epilogue (Gemm::epilogue, the launch
 // removed) when running its points piece by piece as the product finishes them computes what the
 // launch did after the whole product:
-// - every access of the kernel to C is at the element of its own point (the flat index of its
-//   parallel indices, C dense at offset 0), so a point needs only its own element of C, done
-//   by the time its piece is;
+// - every access of the kernel to C stays in its point's window of C (C dense at offset 0): the
+//   element of its own point (the flat index of its parallel indices), or, for a row kernel
+//   (Note [Row fusion]: attention's softmax after the scores' product), its own row of C
+//   (c * i0 + e, e in [0, c)); so a point needs only its own part of C, done by the time its
+//   piece is;
 // - it writes neither operand of the product (the product's other pieces still read them);
-// - its points are C's elements, in order (a flat elementwise kernel: the usual case).
+// - its first dim's points cut C into equal windows, in order.
 // The runtime (runGemm in jit/cpu/gemm.cpp) runs the kernel on each piece of rows that is a
 // whole number of its points, and after the whole product when the pieces are not (column
 // blocks, or points spanning pieces). Kernels never depend on the order of their points, so both
@@ -36,20 +38,33 @@ ExprP pointIndex(const std::vector<int64_t>& dims) {
   return linearIndex(ix, dims);
 }
 
+/// Whether an access of kernel k at `index` stays in its point's window of C: for every point
+/// p of dims[0], within C[p * window, (p + 1) * window). One element per point (a flat or a
+/// multi-dim elementwise kernel): its own point's. Several (a row kernel, dims [rows]): an
+/// access c * i0 + e with c the window and e inside it (Note [Row fusion]'s analysis).
+bool staysInWindow(const Kernel& k, const ExprP& index, int64_t window, AccessAnalysis& rows) {
+  if (window == k.points() / k.dims[0] && sameExpr(index, pointIndex(k.dims))) return true;
+  if (k.dims.size() != 1) return false;
+  std::optional<RowAccess> a = rows.access(index);
+  return a && a->rowCoef == window && a->hostCoef.empty() && a->rest.first >= 0 && a->rest.second < window;
+}
+
 /// Whether kernel k may run piece by piece as the product g computes C (the conditions of
 /// Note [GEMM epilogues]).
 bool canFollowPieceByPiece(const Gemm& g, const Kernel& k) {
-  if (k.scan || k.dims.empty() || k.points() != g.batch * g.m * g.n) return false;
+  int64_t elems = g.batch * g.m * g.n;
+  if (k.scan || k.dims.empty() || k.dims[0] < 1 || elems % k.dims[0] != 0) return false;
   if (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n)) return false;
   if (g.c.offset && !isConstIdx(g.c.offset, 0)) return false;
-  ExprP own = pointIndex(k.dims);
+  int64_t window = elems / k.dims[0];
   Accesses all;
   all.stmts(k.body);
+  AccessAnalysis rows(all.loopExtents);
   bool readsC = false;
   for (const auto& [buffer, index, store] : all.list) {
     if (store && (buffer == g.a.buffer || buffer == g.b.buffer)) return false;
     if (buffer != g.c.buffer) continue;
-    if (!sameExpr(index, own)) return false;
+    if (!staysInWindow(k, index, window, rows)) return false;
     readsC = readsC || !store;
   }
   return readsC;  // a launch that does not read C gains nothing from running inside the product

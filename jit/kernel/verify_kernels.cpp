@@ -351,16 +351,16 @@ class Verifier {
     written_.insert(kernelStores_[kernel].begin(), kernelStores_[kernel].end());
   }
 
-  /// Note [GEMM epilogues]: the runtime cuts the epilogue's points by C's rows, so C is dense
-  /// and the kernel has one point per whole number of C's elements.
+  /// Note [GEMM epilogues]: the runtime cuts the epilogue's first dim by C's rows, so C is dense
+  /// and each point of that dim has an equal window of C's elements.
   void checkEpilogue(const Gemm& g, const std::vector<int>& bound, const std::string& where) {
     checkLaunch(g.epilogue, bound, where + " (epilogue)");
     const Kernel& k = p_.kernels[g.epilogue];
     int64_t elems = g.batch * g.m * g.n;
-    if (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n) || k.dims.empty() || k.scan ||
-        k.points() != elems)
-      invalid(where, "epilogue k" + std::to_string(g.epilogue) + " over " + std::to_string(k.points()) +
-                         " points of a product of " + std::to_string(elems) + " elements (dense C)");
+    if (g.ldc != g.n || (g.batch > 1 && g.strideC != g.m * g.n) || k.dims.empty() || k.scan || k.dims[0] < 1 ||
+        elems % k.dims[0] != 0)
+      invalid(where, "epilogue k" + std::to_string(g.epilogue) + " over " + std::to_string(k.dims.empty() ? 0 : k.dims[0]) +
+                         " windows of a product of " + std::to_string(elems) + " elements (dense C)");
   }
 
   void checkStep(const Step& s, std::vector<int>& bound, const std::string& where) {

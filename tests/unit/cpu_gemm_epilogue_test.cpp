@@ -105,6 +105,42 @@ TEST(GemmEpilogue, AKernelOverRowsOfTheProductRunsInsideItOrAfterIt) {
   }
 }
 
+/// softmax(x @ y) over the last axis, or over the first (`overColumns`).
+FuncPtr productSoftmax(const Product& d, bool overColumns) {
+  Builder b("product_softmax");
+  int x = b.param(ty(F32, d.l)), y = b.param(ty(F32, d.r));
+  int s = dot(b, x, y, d);
+  int64_t axis = overColumns ? 0 : static_cast<int64_t>(d.out.size()) - 1;
+  std::vector<int64_t> kept;
+  for (int64_t a = 0; a < static_cast<int64_t>(d.out.size()); ++a)
+    if (a != axis) kept.push_back(a);
+  Attrs bc;
+  bc.shape = d.out;
+  bc.axes = kept;
+  auto spread = [&](int v) { return b.emit1(Op::BroadcastInDim, {v}, bc); };
+  int m = b.emit1(Op::ReduceMax, {s}, test::axesAttr({axis}));
+  int e = b.emit1(Op::Exp, {b.emit1(Op::Sub, {s, spread(m)})});
+  int sum = b.emit1(Op::ReduceSum, {e}, test::axesAttr({axis}));
+  return b.ret({b.emit1(Op::Div, {e, spread(sum)})});
+}
+
+TEST(GemmEpilogue, ARowKernelOverTheProductsRowsRunsInsideIt) {
+  // Attention's scores: softmax over each row of the product is one row kernel (Note [Row
+  // fusion]) whose point i0 touches C[i0 * n, (i0 + 1) * n) only.
+  for (const Product& d : kProducts) {
+    FuncPtr f = productSoftmax(d, false);
+    std::string cpu = emitKernels(f);
+    EXPECT_EQ(count(cpu, " then k0\n"), 1) << cpu;
+    EXPECT_EQ(count(cpu, "launch"), 0) << cpu;
+    matchesTheInterpreter(f, {inputs(F32, d.l, 11), inputs(F32, d.r, 12)});
+  }
+  // Over the first axis a point reads a column: the kernels stay launches.
+  FuncPtr f = productSoftmax(kProducts[0], true);
+  std::string cpu = emitKernels(f);
+  EXPECT_EQ(count(cpu, " then k"), 0) << cpu;
+  matchesTheInterpreter(f, {inputs(F32, kProducts[0].l, 13), inputs(F32, kProducts[0].r, 14)});
+}
+
 TEST(GemmEpilogue, KernelsThatReadOtherElementsOrWriteAnOperandStayLaunches) {
   Product d = kProducts[0];
   {  // (x @ y)[::-1]: a point reads another row's element
@@ -115,13 +151,25 @@ TEST(GemmEpilogue, KernelsThatReadOtherElementsOrWriteAnOperandStayLaunches) {
     EXPECT_EQ(count(cpu, " then k"), 0) << cpu;
     matchesTheInterpreter(f, {inputs(F32, d.l, 6), inputs(F32, d.r, 7)});
   }
-  {  // the row sums of the product: a reduction reads a whole row at each point
-    Builder b("product_row_sums");
+  for (int64_t axis : {0, 1}) {  // sums of the product's columns (a point reads a column) and rows
+    Builder b("product_sums");
     int x = b.param(ty(F32, d.l)), y = b.param(ty(F32, d.r));
-    FuncPtr f = b.ret({b.emit1(Op::ReduceSum, {dot(b, x, y, d)}, test::axesAttr({1}))});
+    FuncPtr f = b.ret({b.emit1(Op::ReduceSum, {dot(b, x, y, d)}, test::axesAttr({axis}))});
     std::string cpu = emitKernels(f);
-    EXPECT_EQ(count(cpu, " then k"), 0) << cpu;
+    EXPECT_EQ(count(cpu, " then k"), axis == 0 ? 0 : 1) << cpu;  // a row's sum reads only its row
     matchesTheInterpreter(f, {inputs(F32, d.l, 8), inputs(F32, d.r, 9)});
+  }
+  {  // (sqrt(y), y) for y = (x + x) @ w: the sqrt is written into x + x's dead buffer, operand A
+    Product sq = kProducts[2];  // A and C of one type: C may take A's buffer
+    Builder b("sqrt_into_operand");
+    int x = b.param(ty(F32, sq.l)), w = b.param(ty(F32, sq.r));
+    int twice = b.emit1(Op::Add, {x, x});
+    int y = dot(b, twice, w, sq);
+    FuncPtr f = b.ret({b.emit1(Op::Sqrt, {y}), y});
+    std::string cpu = emitKernels(f);
+    EXPECT_NE(cpu.find("b2[i0] = sqrt(b3[i0])"), std::string::npos) << cpu;  // A is b2
+    EXPECT_EQ(count(cpu, " then k"), 0) << cpu;
+    matchesTheInterpreter(f, {inputs(F32, sq.l, 15), inputs(F32, sq.r, 16)});
   }
   {  // W1's scan: the carry's two buffers ping-pong; the step's sqrt writes the product's output
     FuncPtr f = ktest::matmulSqrtScan(F32, 4, 64, 5);
@@ -140,7 +188,7 @@ TEST(GemmEpilogue, TheVerifierRejectsAnEpilogueThatIsNotOverTheProductsElements)
   int x = b.param(ty(F32, d.l)), y = b.param(ty(F32, d.r));
   kir::Program p = withEpilogues(b.ret({b.emit1(Op::Sqrt, {dot(b, x, y, d)})}));
   ASSERT_EQ(kir::verifyProgram(p), "");
-  p.kernels[0].dims = {d.out[0]};  // one point per row
+  p.kernels[0].dims = {7};  // 13000 elements in 7 windows
   EXPECT_NE(kir::verifyProgram(p).find("epilogue k0"), std::string::npos);
 }
 
