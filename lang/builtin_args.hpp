@@ -90,6 +90,9 @@ BuiltinDefs matrixBuiltins();     // builtins_matrix.cpp
 /// The arrays of a tuple, or the rows of an array (a list literal `[a, b]` is one), for the
 /// builtins that join arrays (concat, stack, hstack, ...): E0207 for anything else.
 std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const char* fn);  // builtins_shape.cpp
+/// A static integer tree (an int, a tuple, a list or an array) as its shape and its elements in
+/// order; nullopt when it is ragged or not made of static integers (builtins_building.cpp).
+std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value& v);
 /// random.split(key, num=2) (builtins_random.cpp); `split` dispatches to it (Note [Two splits]).
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp
@@ -103,6 +106,7 @@ BuiltinDefs checkpointBuiltins();  // builtins_checkpoint.cpp
 BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
 BuiltinDefs fftBuiltins();        // builtins_fft.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
+BuiltinDefs convBuiltins();       // builtins_conv.cpp
 /// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
 AVal singularValues(Evaluator& ev, const AVal& x, Span span);
 BuiltinDefs distBuiltins();       // builtins_dist.cpp

@@ -6,6 +6,28 @@
 
 namespace scn {
 
+std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value& v) {
+  if (v.isArray()) {
+    if (!v.array->isStatic() || (!isInteger(v.array->type.dtype) && v.array->type.dtype != DType::Bool)) return std::nullopt;
+    const Array& a = *v.array->concrete;
+    std::vector<int64_t> elems;
+    for (int64_t k = 0; k < a.size(); ++k) elems.push_back(a.getInt(k));
+    return std::make_pair(a.shape, elems);
+  }
+  if (!v.isTuple()) return std::nullopt;
+  std::optional<Shape> inner;
+  std::vector<int64_t> elems;
+  for (const Value& e : *v.elems) {
+    auto g = staticIntGrid(e);
+    if (!g || (inner && *inner != g->first)) return std::nullopt;
+    inner = g->first;
+    elems.insert(elems.end(), g->second.begin(), g->second.end());
+  }
+  Shape s{static_cast<int64_t>(v.elems->size())};
+  if (inner) s.insert(s.end(), inner->begin(), inner->end());
+  return std::make_pair(s, elems);
+}
+
 namespace {
 
 // Note [Static index maps]
@@ -66,30 +88,6 @@ bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 int64_t positiveMod(int64_t i, int64_t n) { return ((i % n) + n) % n; }
 
 std::string plural(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
-/// A static integer tree (an int, a tuple or an array) as its shape and its elements in order;
-/// nullopt when it is ragged or not made of static integers.
-std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value& v) {
-  if (v.isArray()) {
-    if (!v.array->isStatic() || (!isInteger(v.array->type.dtype) && v.array->type.dtype != DType::Bool)) return std::nullopt;
-    const Array& a = *v.array->concrete;
-    std::vector<int64_t> elems;
-    for (int64_t k = 0; k < a.size(); ++k) elems.push_back(a.getInt(k));
-    return std::make_pair(a.shape, elems);
-  }
-  if (!v.isTuple()) return std::nullopt;
-  std::optional<Shape> inner;
-  std::vector<int64_t> elems;
-  for (const Value& e : *v.elems) {
-    auto g = staticIntGrid(e);
-    if (!g || (inner && *inner != g->first)) return std::nullopt;
-    inner = g->first;
-    elems.insert(elems.end(), g->second.begin(), g->second.end());
-  }
-  Shape s{static_cast<int64_t>(v.elems->size())};
-  if (inner) s.insert(s.end(), inner->begin(), inner->end());
-  return std::make_pair(s, elems);
-}
 
 // ---- pad ----
 

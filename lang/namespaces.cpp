@@ -31,9 +31,6 @@ constexpr const char* kCumulative =
     "`cumsum(x, axis=0)` (and `reverse=true` for lax's reverse)";
 constexpr const char* kOtherDistribution =
     "build it from `random.uniform` or `random.normal` (docs/language.md, Random numbers)";
-constexpr const char* kConvolution =
-    "scn has no convolution op yet: sum shifted slices times the kernel's taps (`einsum` per tap), or "
-    "multiply in frequency space with `fft.rfft`";
 constexpr const char* kComparison = "write the operator: `x == y`, `x != y`, `x < y`, `x <= y`, `x > y`, `x >= y`";
 
 const std::vector<ModuleMember> kTable = {
@@ -171,7 +168,7 @@ const std::vector<ModuleMember> kTable = {
     {"lax", "full", "full", nullptr},
     {"lax", "full_like", "full_like", nullptr},
     {"lax", "batch_matmul", "matmul", nullptr},
-    {"lax", "stop_gradient", "stop_gradient", "`lax.stop_gradient` belongs to scn's autodiff, which is not implemented yet"},
+    {"lax", "stop_gradient", "stop_gradient", nullptr},
     {"lax", "cumsum", nullptr, kCumulative},
     {"lax", "cumprod", nullptr, "lax's cumulative ops scan axis 0 by default: write `cumprod(x, axis=0)`"},
     {"lax", "cummax", nullptr, "lax's cumulative ops scan axis 0 by default: write `cummax(x, axis=0)`"},
@@ -191,9 +188,10 @@ const std::vector<ModuleMember> kTable = {
     {"lax", "broadcast", nullptr, "write `broadcast_to(x, sizes + x.shape)`"},
     {"lax", "iota", nullptr, "write `arange(n, dtype=...)`"},
     {"lax", "convert_element_type", nullptr, "write `x.astype(dtype)`, or call the dtype: `f64(x)`"},
-    {"lax", "conv", nullptr, kConvolution},
-    {"lax", "conv_general_dilated", nullptr, kConvolution},
-    {"lax", "conv_with_general_padding", nullptr, kConvolution},
+    {"lax", "conv", "lax.conv", nullptr},
+    {"lax", "conv_general_dilated", "lax.conv_general_dilated", nullptr},
+    {"lax", "conv_with_general_padding", "lax.conv_with_general_padding", nullptr},
+    {"lax", "conv_transpose", "lax.conv_transpose", nullptr},
     {"lax", "reduce_window", nullptr, "scn has no windowed reductions yet: reduce shifted slices, e.g. `maximum(x[:, :-1], x[:, 1:])`"},
     {"lax", "dot_general", nullptr, "write the contraction with `einsum` or `tensordot`"},
     {"lax", "gather", nullptr, "index with arrays: `x[idx]`, `take`, `take_along_axis`"},
