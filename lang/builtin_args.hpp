@@ -107,6 +107,8 @@ BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
 BuiltinDefs fftBuiltins();        // builtins_fft.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
 BuiltinDefs convBuiltins();       // builtins_conv.cpp
+BuiltinDefs ufuncBuiltins();      // builtins_ufuncs.cpp
+BuiltinDefs windowBuiltins();     // builtins_windows.cpp
 /// The singular values (descending) of the matrices of the last two axes of x (builtins_linalg.cpp).
 AVal singularValues(Evaluator& ev, const AVal& x, Span span);
 BuiltinDefs distBuiltins();       // builtins_dist.cpp

@@ -102,7 +102,7 @@ std::map<std::string, Builtin> makeTable() {
                                 reductionBuiltins, buildingBuiltins, matrixBuiltins, elementwiseMathBuiltins, complexBuiltins,
                                 nnBuiltins, gatherBuiltins, sortBuiltins, laxBuiltins, nonzeroBuiltins,
                                 autodiffBuiltins, checkpointBuiltins, randomDrawBuiltins, orderStatBuiltins, linalgBuiltins, fftBuiltins,
-                                contractBuiltins, convBuiltins, distBuiltins}) {
+                                contractBuiltins, convBuiltins, ufuncBuiltins, windowBuiltins, distBuiltins}) {
     BuiltinDefs d = defs();
     for (const OpBuiltin& b : d.ops) opFns[b.name] = b.fn;
     for (const OtherBuiltin& b : d.others) add(parseSignatures(b.signature, b.description).at(0), b.fn);

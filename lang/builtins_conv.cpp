@@ -7,6 +7,7 @@
 
 #include "lang/builtin_args.hpp"
 #include "lang/gather_index.hpp"
+#include "lang/windows.hpp"
 
 namespace scn {
 
@@ -33,9 +34,7 @@ constexpr int64_t kMaxSlicedTaps = 64;
 
 bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
 
-[[noreturn]] void badConv(Span span, const std::string& message, const std::string& help = "") {
-  fail("E0272", span, message, help);
-}
+[[noreturn]] void badConv(Span span, const std::string& message, const std::string& help) { badWindow(span, message, help); }
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -98,63 +97,6 @@ ConvLayout layoutOf(const Value& v, size_t rank, Span span) {
   return {axesOf(0), axesOf(1), axesOf(2)};
 }
 
-/// One static integer per spatial axis (window_strides, the dilations), each at least 1.
-std::vector<int64_t> perSpatialAxis(const Args& a, size_t i, size_t n) {
-  if (!given(a, i)) return std::vector<int64_t>(n, 1);
-  auto g = staticIntGrid(a.get(i));
-  std::string what = "`" + a.name(i) + "`";
-  std::string help = "give one integer >= 1 per spatial axis, e.g. `" + std::string(n == 1 ? "(2,)" : "(2, 2)") + "`";
-  if (!g || g->first.size() != 1)
-    badConv(a.span(i), what + " must be a tuple of static integers, got " + describe(a.get(i)), help);
-  if (g->second.size() != n)
-    badConv(a.span(i), what + " has " + str(g->second.size()) + (g->second.size() == 1 ? " entry" : " entries") + " for " + str(n) +
-                           (n == 1 ? " spatial axis" : " spatial axes"), help);
-  for (int64_t v : g->second)
-    if (v < 1) badConv(a.span(i), what + " must be at least 1, got " + str(v), help);
-  return g->second;
-}
-
-using Pads = std::vector<std::pair<int64_t, int64_t>>;
-
-/// The padding strings of lax: "SAME" and "SAME_LOWER" keep ceil(in / stride) outputs, the odd
-/// element of padding at the end (SAME) or the start (SAME_LOWER); "VALID" none.
-std::optional<std::string> paddingMode(const Args& a, size_t i) {
-  if (a.get(i).kind != ValueKind::String) return std::nullopt;
-  std::string m = a.get(i).str;
-  for (char& c : m) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (m != "SAME" && m != "SAME_LOWER" && m != "VALID")
-    badConv(a.span(i), "padding \"" + a.get(i).str + "\" is not a padding of lax",
-            "the paddings are \"SAME\", \"SAME_LOWER\", \"VALID\" or one (low, high) pair per spatial axis");
-  return m;
-}
-
-Pads explicitPads(const Args& a, size_t i, size_t n) {
-  auto g = staticIntGrid(a.get(i));
-  std::string help = "give \"SAME\", \"VALID\" or one (low, high) pair of integers per spatial axis, e.g. `((1, 1), (1, 1))`";
-  if (!g || g->first != Shape{static_cast<int64_t>(n), 2})
-    badConv(a.span(i), "padding must be a string or " + str(n) + " (low, high) pairs, got " + describe(a.get(i)), help);
-  Pads p;
-  for (size_t d = 0; d < n; ++d) p.push_back({g->second[2 * d], g->second[2 * d + 1]});
-  return p;
-}
-
-/// lax.padtype_to_pads: the pads of a padding string for inputs `in`, windows `window`.
-Pads padsOfMode(const std::string& mode, const std::vector<int64_t>& in, const std::vector<int64_t>& window,
-                const std::vector<int64_t>& strides) {
-  Pads p;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (mode == "VALID") {
-      p.push_back({0, 0});
-      continue;
-    }
-    int64_t out = (in[d] + strides[d] - 1) / strides[d];
-    int64_t total = std::max<int64_t>((out - 1) * strides[d] + window[d] - in[d], 0);
-    int64_t small = total / 2, large = total - total / 2;
-    p.push_back(mode == "SAME" ? std::make_pair(small, large) : std::make_pair(large, small));
-  }
-  return p;
-}
-
 /// What conv_general_dilated computes besides its operands and layout.
 struct ConvParams {
   std::vector<int64_t> strides, lhsDilation, rhsDilation;
@@ -162,50 +104,6 @@ struct ConvParams {
   int64_t featureGroups = 1, batchGroups = 1;
   std::optional<DType> resultType;  // preferred_element_type
 };
-
-AVal zerosLike(ArrayOps& ops, const Shape& s, DType t, Span span) {
-  return ops.full(s, ops.convert(weakInt(0), t, span), span);
-}
-
-/// x with d - 1 zeros between consecutive elements along `axis` (lhs_dilation).
-AVal dilateAxis(ArrayOps& ops, const AVal& x, int64_t axis, int64_t d, Span span) {
-  int64_t n = x.type.shape[axis];
-  if (d == 1 || n <= 1) return x;
-  AVal spread = ops.expandDims(x, axis + 1, span);
-  Shape zs = spread.type.shape;
-  zs[axis + 1] = d - 1;
-  AVal woven = ops.concat({spread, zerosLike(ops, zs, x.type.dtype, span)}, axis + 1, span);
-  Shape flat = x.type.shape;
-  flat[axis] = n * d;
-  AVal r = ops.reshape(woven, flat, span);
-  std::vector<int64_t> starts(flat.size(), 0), limits = flat, strides(flat.size(), 1);
-  limits[axis] = (n - 1) * d + 1;
-  return ops.slice(r, starts, limits, strides, span);
-}
-
-/// x with `lo` zeros before and `hi` after along `axis`; a negative side crops.
-AVal padAxis(ArrayOps& ops, AVal x, int64_t axis, int64_t lo, int64_t hi, Span span) {
-  int64_t n = x.type.shape[axis];
-  if (n + lo + hi < 0)
-    badConv(span, "padding (" + str(lo) + ", " + str(hi) + ") removes more than the " + str(n) + " elements of a spatial axis",
-            "negative padding crops the input; keep its sum above -(the axis's length)");
-  if (lo < 0 || hi < 0) {
-    std::vector<int64_t> starts(x.type.shape.size(), 0), limits = x.type.shape, strides(x.type.shape.size(), 1);
-    starts[axis] = std::max<int64_t>(-lo, 0);
-    limits[axis] = std::max(starts[axis], n - std::max<int64_t>(-hi, 0));
-    x = ops.slice(x, starts, limits, strides, span);
-  }
-  auto zeros = [&](int64_t count) {
-    Shape s = x.type.shape;
-    s[axis] = count;
-    return zerosLike(ops, s, x.type.dtype, span);
-  };
-  std::vector<AVal> parts;
-  if (lo > 0) parts.push_back(zeros(lo));
-  parts.push_back(x);
-  if (hi > 0) parts.push_back(zeros(hi));
-  return parts.size() == 1 ? x : ops.concat(parts, axis, span);
-}
 
 /// The patches (N, out..., K, C) of an input (N, padded..., C) for kernel extents k.
 AVal patchesOf(Evaluator& ev, const AVal& x, const std::vector<int64_t>& k, const std::vector<int64_t>& out,
@@ -339,9 +237,10 @@ AVal convGeneral(Evaluator& ev, AVal lhs, AVal rhs, const ConvLayout& l, const C
     badConv(span, "the input's batch of " + str(N) + " does not divide into batch_group_count " + str(B) + " groups",
             "batch_group_count splits the input's N axis into equal groups");
   std::vector<int64_t> k(w.type.shape.begin(), w.type.shape.begin() + static_cast<long>(n)), out;
+  AVal zero = ops.convert(weakInt(0), t, span);
   for (size_t d = 0; d < n; ++d) {
     int64_t axis = static_cast<int64_t>(d) + 1;
-    x = padAxis(ops, dilateAxis(ops, x, axis, p.lhsDilation[d], span), axis, p.pads[d].first, p.pads[d].second, span);
+    x = padAxis(ops, dilateAxis(ops, x, axis, p.lhsDilation[d], zero, span), axis, p.pads[d].first, p.pads[d].second, zero, span);
     int64_t size = x.type.shape[axis], window = k[d] == 0 ? 0 : (k[d] - 1) * p.rhsDilation[d] + 1;
     out.push_back(size < window ? 0 : (size - window) / p.strides[d] + 1);
   }
@@ -404,9 +303,9 @@ Value convGeneralDilated(Evaluator& ev, CallArgs& c) {
   size_t rank = lhs.type.shape.size(), n = rank - 2;
   ConvLayout l = given(a, 6) ? layoutOf(a.get(6), rank, a.span(6)) : identityLayout(rank);
   ConvParams p;
-  p.strides = perSpatialAxis(a, 2, n);
-  p.lhsDilation = perSpatialAxis(a, 4, n);
-  p.rhsDilation = perSpatialAxis(a, 5, n);
+  p.strides = perAxisInts(a, 2, n);
+  p.lhsDilation = perAxisInts(a, 4, n);
+  p.rhsDilation = perAxisInts(a, 5, n);
   p.featureGroups = a.integer(7, 1);
   p.batchGroups = a.integer(8, 1);
   if (p.featureGroups < 1 || p.batchGroups < 1 || (p.featureGroups > 1 && p.batchGroups > 1))
@@ -425,7 +324,7 @@ Value conv(Evaluator& ev, CallArgs& c) {
   size_t rank = lhs.type.shape.size(), n = rank - 2;
   ConvLayout l = identityLayout(rank);
   ConvParams p;
-  p.strides = perSpatialAxis(a, 2, n);
+  p.strides = perAxisInts(a, 2, n);
   p.lhsDilation = p.rhsDilation = std::vector<int64_t>(n, 1);
   p.resultType = preferredType(a, 5);
   p.pads = resolvePadding(a, 3, lhs, rhs, l, p);
@@ -442,9 +341,9 @@ Value convWithGeneralPadding(Evaluator& ev, CallArgs& c) {
   size_t rank = lhs.type.shape.size(), n = rank - 2;
   ConvLayout l = identityLayout(rank);
   ConvParams p;
-  p.strides = perSpatialAxis(a, 2, n);
-  p.lhsDilation = perSpatialAxis(a, 4, n);
-  p.rhsDilation = perSpatialAxis(a, 5, n);
+  p.strides = perAxisInts(a, 2, n);
+  p.lhsDilation = perAxisInts(a, 4, n);
+  p.rhsDilation = perAxisInts(a, 5, n);
   p.resultType = preferredType(a, 7);
   p.pads = resolvePadding(a, 3, lhs, rhs, l, p);
   return arr(convGeneral(ev, lhs, rhs, l, p, c.span));
@@ -488,9 +387,9 @@ Value convTranspose(Evaluator& ev, CallArgs& c) {
     l = layoutOf(specs, rank, c.span);
   }
   ConvParams p;
-  p.lhsDilation = perSpatialAxis(a, 2, n);  // the strides dilate the input
+  p.lhsDilation = perAxisInts(a, 2, n);  // the strides dilate the input
   p.strides = std::vector<int64_t>(n, 1);
-  p.rhsDilation = perSpatialAxis(a, 4, n);
+  p.rhsDilation = perAxisInts(a, 4, n);
   p.resultType = preferredType(a, 8);
   std::optional<std::string> mode = paddingMode(a, 3);
   Pads given = mode ? Pads(n, {0, 0}) : explicitPads(a, 3, n);

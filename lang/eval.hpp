@@ -241,6 +241,8 @@ class Evaluator {
   /// set_printoptions' settings, for print and the REPL.
   PrintOptions& printOptions() { return printOptions_; }
   std::shared_ptr<Env> globals() { return globals_; }
+  /// `a op b` of two arrays, as the operator computes it (jnp's add, multiply, less, ... too).
+  Value arrayOperator(BinaryOp op, const AVal& a, const AVal& b, Span span);
   void setGlobals(std::shared_ptr<Env> g) { globals_ = std::move(g); }
 
  private:

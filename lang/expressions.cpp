@@ -264,9 +264,11 @@ Value Evaluator::evalBinary(const BinaryExpr& e, const std::shared_ptr<Env>& env
     xs.insert(xs.end(), rv.elems->begin(), rv.elems->end());
     return Value::ofTuple(std::move(xs));  // no deeper than the operands
   }
-  AVal a = toArray(lv, e.lhs->span, sp), b = toArray(rv, e.rhs->span, sp);
-  Span s = e.span;
-  switch (e.op) {
+  return arrayOperator(e.op, toArray(lv, e.lhs->span, sp), toArray(rv, e.rhs->span, sp), e.span);
+}
+
+Value Evaluator::arrayOperator(BinaryOp op, const AVal& a, const AVal& b, Span s) {
+  switch (op) {
     case BinaryOp::Add: return Value::ofArray(ops_.binary(Op::Add, a, b, s, "add"));
     case BinaryOp::Sub: return Value::ofArray(ops_.binary(Op::Sub, a, b, s, "sub"));
     case BinaryOp::Mul: return Value::ofArray(ops_.binary(Op::Mul, a, b, s, "mul"));

@@ -31,7 +31,6 @@ constexpr const char* kCumulative =
     "`cumsum(x, axis=0)` (and `reverse=true` for lax's reverse)";
 constexpr const char* kOtherDistribution =
     "build it from `random.uniform` or `random.normal` (docs/language.md, Random numbers)";
-constexpr const char* kComparison = "write the operator: `x == y`, `x != y`, `x < y`, `x <= y`, `x > y`, `x >= y`";
 
 const std::vector<ModuleMember> kTable = {
     // ---- linalg (jnp.linalg, jax.scipy.linalg, jax.lax.linalg) ----
@@ -192,7 +191,7 @@ const std::vector<ModuleMember> kTable = {
     {"lax", "conv_general_dilated", "lax.conv_general_dilated", nullptr},
     {"lax", "conv_with_general_padding", "lax.conv_with_general_padding", nullptr},
     {"lax", "conv_transpose", "lax.conv_transpose", nullptr},
-    {"lax", "reduce_window", nullptr, "scn has no windowed reductions yet: reduce shifted slices, e.g. `maximum(x[:, :-1], x[:, 1:])`"},
+    {"lax", "reduce_window", "lax.reduce_window", nullptr},
     {"lax", "dot_general", nullptr, "write the contraction with `einsum` or `tensordot`"},
     {"lax", "gather", nullptr, "index with arrays: `x[idx]`, `take`, `take_along_axis`"},
     {"lax", "scatter", nullptr, "write `x.at[idx].set(v)`"},
@@ -243,19 +242,19 @@ const std::vector<ModuleMember> kTable = {
     {"lax", "shift_right_arithmetic", nullptr, "write `right_shift(x, n)` (`x >> n`): arithmetic on signed integers"},
     {"lax", "shift_right_logical", nullptr, "shift an unsigned integer: `right_shift(u32(x), n)`"},
     {"lax", "integer_pow", nullptr, "write `x ** n`"},
-    {"lax", "add", nullptr, "write the operator: `x + y`"},
-    {"lax", "sub", nullptr, "write the operator: `x - y`"},
-    {"lax", "mul", nullptr, "write the operator: `x * y`"},
+    {"lax", "add", "add", nullptr},
+    {"lax", "sub", "subtract", nullptr},
+    {"lax", "mul", "multiply", nullptr},
     {"lax", "div", nullptr, "write `x / y` for floats; lax.div of integers rounds toward zero, `x // y` floors"},
     {"lax", "rem", nullptr, "write `fmod(x, y)` (the sign of x, as lax.rem); `x % y` takes the sign of y"},
-    {"lax", "neg", nullptr, "write the operator: `-x`"},
+    {"lax", "neg", "negative", nullptr},
     {"lax", "not", nullptr, "write the operator: `~x` (`!x` for a bool)"},
-    {"lax", "eq", nullptr, kComparison},
-    {"lax", "ne", nullptr, kComparison},
-    {"lax", "lt", nullptr, kComparison},
-    {"lax", "le", nullptr, kComparison},
-    {"lax", "gt", nullptr, kComparison},
-    {"lax", "ge", nullptr, kComparison},
+    {"lax", "eq", "equal", nullptr},
+    {"lax", "ne", "not_equal", nullptr},
+    {"lax", "lt", "less", nullptr},
+    {"lax", "le", "less_equal", nullptr},
+    {"lax", "gt", "greater", nullptr},
+    {"lax", "ge", "greater_equal", nullptr},
     // ---- lax: collectives over a named mapped axis ----
     {"lax", "psum", "psum", nullptr},
     {"lax", "pmean", "pmean", nullptr},

@@ -414,14 +414,10 @@ class ModuleEmitter {
         auto* ft = llvm::FunctionType::get(
             void_, {ptr_, i32_, i32_, i32_, i64_, i64_, i64_, ptr_, i64_, i64_, ptr_, i64_, i64_,
                     ptr_, i64_, i64_, i64_, i32_, ptr_, ptr_, ptr_, i64_}, false);
-        // Note [GEMM epilogues]: the kernel and what it needs, or null.
-        Value* epilogue = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c_));
-        int64_t inner = 1;
-        if (g.epilogue >= 0) {
-          const Kernel& k = p_.kernels.at(g.epilogue);
-          epilogue = kernels_.at(g.epilogue);
-          inner = g.batch * g.m * g.n / k.dims[0];
-        }
+        // Note [GEMM epilogues]: the kernel (or null) and the elements of C per point of its dim 0.
+        bool fused = g.epilogue >= 0;
+        Value* epilogue = fused ? static_cast<Value*>(kernels_.at(g.epilogue)) : llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c_));
+        int64_t inner = fused ? g.batch * g.m * g.n / p_.kernels.at(g.epilogue).dims[0] : 1;
         b_.CreateCall(m_.getOrInsertFunction("scn_gemm", ft),
                       {ctx_, b_.getInt32(static_cast<int32_t>(gemmTypeOf(g.dtype))), b_.getInt32(g.transA), b_.getInt32(g.transB),
                        b_.getInt64(g.m), b_.getInt64(g.n), b_.getInt64(g.k), locPtr(ee, g.a),

@@ -1,6 +1,8 @@
-"""Convolutions: lax.conv_general_dilated (strides, padding strings and pairs, negative padding,
+"""Convolutions and window reductions: lax.conv_general_dilated (strides, padding strings and pairs, negative padding,
 input and kernel dilation, layouts, feature and batch groups), lax.conv, lax.conv_with_general_padding,
-lax.conv_transpose, jnp.convolve / jnp.correlate, and their derivatives and vmap (Note [Convolutions])."""
+lax.conv_transpose, jnp.convolve / jnp.correlate, lax.reduce_window (max and average pooling, a
+moving sum, a user's function), and their derivatives and vmap (Note [Convolutions], Note [Window
+reductions])."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -110,4 +112,35 @@ CASES = [
     Case("conv_vmap", 'fn conv_vmap(x, w) = vmap(|a, b| lax.conv(a, b, (1,), "SAME"), in_axes=(0, 2))(x, w)',
          lambda x, w: jax.vmap(lambda a, b: lax.conv(a, b, (1,), "SAME"), in_axes=(0, 2))(x, w),
          lambda r: [normal(r, (3, 2, 2, 7)), normal(r, (4, 2, 3, 3))], rtol=1e-5, atol=1e-5),
+    Case("max_pool", 'fn max_pool(x) = lax.reduce_window(x, -inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")',
+         lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),
+         lambda r: [normal(r, (2, 6, 5, 3))]),
+    Case("max_pool_same_grad",
+         'fn max_pool_same_grad(x) = grad(|a| sum(lax.reduce_window(relu(a), -inf, lax.max, (3, 3), (2, 2), "SAME") ** 2))(x)',
+         lambda x: jax.grad(lambda a: jnp.sum(lax.reduce_window(jax.nn.relu(a), -jnp.inf, lax.max, (3, 3), (2, 2), "SAME") ** 2))(x),
+         lambda r: [normal(r, (7, 6))], rtol=1e-6),  # relu's zeros tie in windows: the first one takes the cotangent
+    Case("min_pool_ties_grad",
+         'fn min_pool_ties_grad(x) = grad(|a| sum(lax.reduce_window(round(a), inf, lax.min, (2, 3), (1, 1), "VALID") * [1.0, 2.0, 3.0]))(x)',
+         lambda x: jax.grad(lambda a: jnp.sum(lax.reduce_window(jnp.round(a), jnp.inf, lax.min, (2, 3), (1, 1), "VALID")
+                                             * jnp.array([1.0, 2.0, 3.0])))(x),
+         lambda r: [normal(r, (4, 5))]),
+    Case("avg_pool", 'fn avg_pool(x) = lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1))) / 9.0',
+         lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2), ((0, 0), (0, 0), (1, 1), (1, 1))) / 9.0,
+         lambda r: [normal(r, (2, 3, 7, 8))], rtol=1e-5, atol=1e-6),
+    Case("avg_pool_grad",
+         'fn avg_pool_grad(x) = grad(|a| sum(sin(lax.reduce_window(a, 0.0, lax.add, (2, 2), (2, 1), "SAME"))))(x)',
+         lambda x: jax.grad(lambda a: jnp.sum(jnp.sin(lax.reduce_window(a, 0.0, lax.add, (2, 2), (2, 1), "SAME"))))(x),
+         lambda r: [normal(r, (5, 6))], rtol=1e-5, atol=1e-6),
+    Case("moving_sum_dilated",
+         'fn moving_sum_dilated(x) = lax.reduce_window(x, 0, lax.add, (3,), (2,), ((2, 1),), base_dilation=(2,), window_dilation=(2,))',
+         lambda x: lax.reduce_window(x, 0, lax.add, (3,), (2,), ((2, 1),), base_dilation=(2,), window_dilation=(2,)),
+         lambda r: [r.integers(-9, 9, (11,)).astype(np.int32)]),
+    Case("reduce_window_user_fn",
+         'fn reduce_window_user_fn(x) = lax.reduce_window(x, 1.0, |a, b| a * b + 0.5, (2, 2), (1, 1), "VALID")',
+         lambda x: lax.reduce_window(x, 1.0, lambda a, b: a * b + 0.5, (2, 2), (1, 1), "VALID"),
+         lambda r: [normal(r, (4, 4))], rtol=1e-5, atol=1e-6),
+    Case("max_pool_vmap",
+         'fn max_pool_vmap(x) = vmap(|a| lax.reduce_window(a, -inf, lax.max, (2, 2), (2, 2), "SAME"), in_axes=1)(x)',
+         lambda x: jax.vmap(lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (2, 2), (2, 2), "SAME"), in_axes=1)(x),
+         lambda r: [normal(r, (5, 3, 5))]),
 ]

@@ -1,0 +1,45 @@
+// Window geometry shared by the convolutions and reduce_window (lax's conventions): per-axis
+// integer arguments, padding strings and pairs, and dilating or padding an axis with a fill.
+// Argument errors are E0272.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lang/builtin_args.hpp"
+
+namespace scn {
+
+/// (low, high) pads, one pair per windowed axis.
+using Pads = std::vector<std::pair<int64_t, int64_t>>;
+
+/// E0272 at span.
+[[noreturn]] void badWindow(Span span, const std::string& message, const std::string& help);
+
+/// Argument i: one static integer >= 1 per windowed axis (`n` of them: strides, dilations,
+/// window dimensions); `dflt` for each when absent or None.
+std::vector<int64_t> perAxisInts(const Args& a, size_t i, size_t n, int64_t dflt = 1);
+
+/// Argument i as a padding string of lax, upper-cased ("SAME", "SAME_LOWER", "VALID"; E0272 for
+/// another string); nullopt when it is not a string.
+std::optional<std::string> paddingMode(const Args& a, size_t i);
+
+/// Argument i as n (low, high) pairs of static integers (E0272 otherwise).
+Pads explicitPads(const Args& a, size_t i, size_t n);
+
+/// lax.padtype_to_pads: the pads of a padding string for extents `in`, (dilated) windows
+/// `window` and `strides`: SAME and SAME_LOWER keep ceil(in / stride) outputs, the odd element of
+/// padding at the end (SAME) or the start (SAME_LOWER); VALID none.
+Pads padsOfMode(const std::string& mode, const std::vector<int64_t>& in, const std::vector<int64_t>& window,
+                const std::vector<int64_t>& strides);
+
+/// x with d - 1 copies of `fill` (a scalar of x's dtype) between consecutive elements along axis.
+AVal dilateAxis(ArrayOps& ops, const AVal& x, int64_t axis, int64_t d, const AVal& fill, Span span);
+
+/// x with `lo` copies of `fill` before and `hi` after along axis; a negative side crops (E0272
+/// when the two remove more than the axis has).
+AVal padAxis(ArrayOps& ops, AVal x, int64_t axis, int64_t lo, int64_t hi, const AVal& fill, Span span);
+
+}  // namespace scn
