@@ -440,6 +440,15 @@ def main():
             l = jnp.linalg.cholesky(a)
             y = jax.scipy.linalg.solve_triangular(l, b, lower=True)
             return jax.scipy.linalg.solve_triangular(l, y, lower=True, trans=1)
+        img = 8 if quick else 32
+        cx = jax.random.normal(jax.random.PRNGKey(30), (img, 28, 28, 32), dtype=jnp.float32)
+        cw = 0.1 * jax.random.normal(jax.random.PRNGKey(31), (3, 3, 32, 64), dtype=jnp.float32)
+
+        def conv(x, w):
+            return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+        def conv_grad(x, w):
+            return jax.grad(lambda a, b: jnp.sum(conv(a, b) ** 2), argnums=(0, 1))(x, w)
         mats = f"16x{n}x{n} f64"
         for name, size, fn, args in (("einsum attention", f"8x{t}x64", attention, (q, k, v)),
                                      ("layer norm", f"{rows}x1024", layer_norm, (x,)),
@@ -447,10 +456,12 @@ def main():
                                      ("solve (16 rhs)", mats, jnp.linalg.solve, (a, b)),
                                      ("cholesky + triangular solves", mats, cho_solve, (a, b)),
                                      ("rfft f32", f"2^{points}", jnp.fft.rfft, (signal,)),
-                                     ("fft c64 rows", f"{fft_rows}x4096", jnp.fft.fft, (rows_c,))):
+                                     ("fft c64 rows", f"{fft_rows}x4096", jnp.fft.fft, (rows_c,)),
+                                     ("conv 3x3", f"{img}x28x28x32 -> 64", conv, (cx, cw)),
+                                     ("conv 3x3 grad", f"{img}x28x28x32 -> 64", conv_grad, (cx, cw))):
             ms, kk, c, _ = measure(fn, args, runs, 0.3)
             emit("K", name, size, ms, kk, c)
-        del q, k, v, x, a, b, signal, rows_c
+        del q, k, v, x, a, b, signal, rows_c, cx, cw
 
     if "D" in only:  # issue 18: reverse mode through scans (bench/autodiff.scn)
         autodiff_rows(runs, quick)

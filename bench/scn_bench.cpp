@@ -76,7 +76,9 @@ std::unique_ptr<Session> openSession(const Options& o, const std::string& backen
                          "fn bench_cho_solve(a, b) = { let l = cholesky(a); "
                          "triangular_solve(l, triangular_solve(l, b, lower=true), lower=true, trans=1) }\n"
                          "fn bench_rfft(x) = fft.rfft(x)\n"
-                         "fn bench_fft_rows(z) = fft.fft(z)"))
+                         "fn bench_fft_rows(z) = fft.fft(z)\n"
+                         "fn bench_conv(x, w) = lax.conv_general_dilated(x, w, (1, 1), \"SAME\", dimension_numbers=(\"NHWC\", \"HWIO\", \"NHWC\"))\n"
+                         "fn bench_conv_grad(x, w) = grad(|a, b| sum(bench_conv(a, b) ** 2), argnums=(0, 1))(x, w)"))
     die("bench definitions failed");
   return s;
 }
@@ -375,8 +377,15 @@ void linalgRows(Session& s, const Options& o) {
   runGroup({prepare(s, "bench_cho_solve", {a, b}, rec("scn", "K", "cholesky + triangular solves", mats))}, o, 0.3);
   runGroup({prepare(s, "bench_rfft", {signal}, rec("scn", "K", "rfft f32", "2^" + std::to_string(points)))}, o, 0.3);
   runGroup({prepare(s, "bench_fft_rows", {rowsC}, rec("scn", "K", "fft c64 rows", std::to_string(fftRows) + "x4096"))}, o, 0.3);
+  // A 3x3 convolution layer, NHWC, SAME: forward, and the gradient of sum(y^2) in both operands.
+  std::string img = o.quick ? "8" : "32";
+  Value cx = global(s, "bench_k_cx", "normal(key(30), (" + img + ", 28, 28, 32))");
+  Value cw = global(s, "bench_k_cw", "0.1 * normal(key(31), (3, 3, 32, 64))");
+  std::string convSize = img + "x28x28x32 -> 64";
+  runGroup({prepare(s, "bench_conv", {cx, cw}, rec("scn", "K", "conv 3x3", convSize))}, o, 0.3);
+  runGroup({prepare(s, "bench_conv_grad", {cx, cw}, rec("scn", "K", "conv 3x3 grad", convSize))}, o, 0.3);
   for (const char* g : {"bench_k_q", "bench_k_k", "bench_k_v", "bench_k_x", "bench_k_m", "bench_k_a", "bench_k_b",
-                        "bench_k_signal", "bench_k_rows"})
+                        "bench_k_signal", "bench_k_rows", "bench_k_cx", "bench_k_cw"})
     global(s, g, "0");
 }
 
