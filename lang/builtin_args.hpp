@@ -106,6 +106,9 @@ BuiltinDefs checkpointBuiltins();  // builtins_checkpoint.cpp
 BuiltinDefs linalgBuiltins();     // builtins_linalg.cpp
 BuiltinDefs fftBuiltins();        // builtins_fft.cpp
 BuiltinDefs contractBuiltins();   // builtins_contract.cpp
+/// dot_general of a and b contracting axes ca with cb, batch axes ba with bb (builtins_contract.cpp).
+AVal dotGeneral(ArrayOps& ops, const AVal& a, const AVal& b, std::vector<int64_t> ca, std::vector<int64_t> cb,
+                std::vector<int64_t> ba, std::vector<int64_t> bb, Span span);
 BuiltinDefs convBuiltins();       // builtins_conv.cpp
 BuiltinDefs ufuncBuiltins();      // builtins_ufuncs.cpp
 BuiltinDefs windowBuiltins();     // builtins_windows.cpp

@@ -8,6 +8,16 @@
 
 namespace scn {
 
+AVal dotGeneral(ArrayOps& ops, const AVal& a, const AVal& b, std::vector<int64_t> ca, std::vector<int64_t> cb,
+                std::vector<int64_t> ba, std::vector<int64_t> bb, Span span) {
+  Attrs at;
+  at.lhsContract = std::move(ca);
+  at.rhsContract = std::move(cb);
+  at.lhsBatch = std::move(ba);
+  at.rhsBatch = std::move(bb);
+  return ops.tracer().apply1(Op::DotGeneral, {a, b}, at, span);
+}
+
 namespace {
 
 bool given(const Args& a, size_t i) { return a.has(i) && !a.get(i).isNone(); }
@@ -20,17 +30,6 @@ void promotePair(ArrayOps& ops, AVal& a, AVal& b, Span span) {
   if (t == DType::Bool) t = DType::I32;
   a = ops.convert(a, t, span);
   b = ops.convert(b, t, span);
-}
-
-/// dot_general of a and b contracting ca with cb, batch axes ba with bb.
-AVal dotGeneral(ArrayOps& ops, AVal a, AVal b, std::vector<int64_t> ca, std::vector<int64_t> cb,
-                std::vector<int64_t> ba, std::vector<int64_t> bb, Span span) {
-  Attrs at;
-  at.lhsContract = std::move(ca);
-  at.rhsContract = std::move(cb);
-  at.lhsBatch = std::move(ba);
-  at.rhsBatch = std::move(bb);
-  return ops.tracer().apply1(Op::DotGeneral, {a, b}, at, span);
 }
 
 // ---- einsum ----

@@ -161,16 +161,6 @@ AVal patchesOf(Evaluator& ev, const AVal& x, const std::vector<int64_t>& k, cons
   return ops.reshape(ops.transpose(g, perm, span), result, span);
 }
 
-AVal dotGeneral(ArrayOps& ops, const AVal& a, const AVal& b, std::vector<int64_t> ca, std::vector<int64_t> cb,
-                std::vector<int64_t> ba, std::vector<int64_t> bb, Span span) {
-  Attrs at;
-  at.lhsContract = std::move(ca);
-  at.rhsContract = std::move(cb);
-  at.lhsBatch = std::move(ba);
-  at.rhsBatch = std::move(bb);
-  return ops.tracer().apply1(Op::DotGeneral, {a, b}, at, span);
-}
-
 Shape concatShapes(std::initializer_list<Shape> parts) {
   Shape s;
   for (const Shape& p : parts) s.insert(s.end(), p.begin(), p.end());

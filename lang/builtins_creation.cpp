@@ -124,9 +124,13 @@ Value arange(Evaluator& ev, CallArgs& c) {
                  (a.dtype(3) ? "" : ", the default integer type"),
              "give it a dtype that holds every value, e.g. `dtype=i64`");
   }
-  AVal i = ev.ops().iota(isFloat(t) ? t : DType::I64, {n}, 0, c.span);
-  AVal r = ev.ops().binary(Op::Add, ev.ops().binary(Op::Mul, i, anyFloat ? weakFloat(step) : weakInt(static_cast<int64_t>(step)), c.span, "arange"),
-                           anyFloat ? weakFloat(start) : weakInt(static_cast<int64_t>(start)), c.span, "arange");
+  // start + i * step; the common arange(n) is the iota alone, in t (no i64 pass and convert).
+  bool plain = step == 1 && start == 0;
+  AVal r = ev.ops().iota(isFloat(t) || (plain && isInteger(t)) ? t : DType::I64, {n}, 0, c.span);
+  if (step != 1)
+    r = ev.ops().binary(Op::Mul, r, anyFloat ? weakFloat(step) : weakInt(static_cast<int64_t>(step)), c.span, "arange");
+  if (start != 0)
+    r = ev.ops().binary(Op::Add, r, anyFloat ? weakFloat(start) : weakInt(static_cast<int64_t>(start)), c.span, "arange");
   r = ev.ops().convert(r, t, c.span);
   r.weak = false;
   return arr(r);
