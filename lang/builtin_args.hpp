@@ -93,6 +93,8 @@ std::vector<AVal> arraySequence(Evaluator& ev, const Value& v, Span span, const 
 /// A static integer tree (an int, a tuple, a list or an array) as its shape and its elements in
 /// order; nullopt when it is ragged or not made of static integers (builtins_building.cpp).
 std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value& v);
+/// x reversed along `axes` (any order), keeping its weakness (builtins_building.cpp).
+AVal reverseAxes(Tracer& t, const AVal& x, std::vector<int64_t> axes, Span span);
 /// random.split(key, num=2) (builtins_random.cpp); `split` dispatches to it (Note [Two splits]).
 Value splitKey(Evaluator& ev, CallArgs& c);
 BuiltinDefs gatherBuiltins();     // builtins_gather.cpp

@@ -28,6 +28,15 @@ std::optional<std::pair<Shape, std::vector<int64_t>>> staticIntGrid(const Value&
   return std::make_pair(s, elems);
 }
 
+AVal reverseAxes(Tracer& t, const AVal& x, std::vector<int64_t> axes, Span span) {
+  std::sort(axes.begin(), axes.end());
+  Attrs at;
+  at.axes = std::move(axes);
+  AVal r = t.apply1(Op::Reverse, {x}, at, span);
+  r.weak = x.weak;
+  return r;
+}
+
 namespace {
 
 // Note [Static index maps]
@@ -44,15 +53,6 @@ AVal sliceAxis(ArrayOps& ops, const AVal& x, int64_t axis, int64_t lo, int64_t h
   limits[axis] = hi;
   if (lo == 0 && hi == x.type.shape[axis]) return x;
   return ops.slice(x, starts, limits, strides, span);
-}
-
-AVal reverseAxes(Tracer& t, const AVal& x, std::vector<int64_t> axes, Span span) {
-  std::sort(axes.begin(), axes.end());
-  Attrs at;
-  at.axes = std::move(axes);
-  AVal r = t.apply1(Op::Reverse, {x}, at, span);
-  r.weak = x.weak;
-  return r;
 }
 
 AVal takeStatic(Evaluator& ev, const AVal& x, int64_t axis, const std::vector<int64_t>& idx, Span span) {

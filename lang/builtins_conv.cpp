@@ -120,21 +120,8 @@ AVal patchesOf(Evaluator& ev, const AVal& x, const std::vector<int64_t>& k, cons
   result.push_back(taps);
   result.push_back(C);
   if (taps <= kMaxSlicedTaps) {
-    std::vector<AVal> slices;
-    std::vector<int64_t> tap(n, 0);
-    for (int64_t t = 0; t < taps; ++t) {
-      std::vector<int64_t> starts(n + 2, 0), limits = x.type.shape, strides(n + 2, 1);
-      for (size_t d = 0; d < n; ++d) {
-        starts[d + 1] = tap[d] * p.rhsDilation[d];
-        limits[d + 1] = out[d] == 0 ? starts[d + 1] : starts[d + 1] + (out[d] - 1) * p.strides[d] + 1;
-        strides[d + 1] = p.strides[d];
-      }
-      slices.push_back(ops.expandDims(ops.slice(x, starts, limits, strides, span), static_cast<int64_t>(n) + 1, span));
-      for (size_t d = n; d-- > 0;) {  // the next tap, row-major
-        if (++tap[d] < k[d]) break;
-        tap[d] = 0;
-      }
-    }
+    std::vector<AVal> slices = windowTaps(ops, x, 1, k, p.strides, p.rhsDilation, out, span);
+    for (AVal& s : slices) s = ops.expandDims(s, static_cast<int64_t>(n) + 1, span);
     return ops.concat(slices, static_cast<int64_t>(n) + 1, span);
   }
   // One gather per spatial axis: axis 1 + 2d becomes (out_d, k_d) by indices o * s + j * r.
@@ -232,8 +219,7 @@ AVal convGeneral(Evaluator& ev, AVal lhs, AVal rhs, const ConvLayout& l, const C
   for (size_t d = 0; d < n; ++d) {
     int64_t axis = static_cast<int64_t>(d) + 1;
     x = padAxis(ops, dilateAxis(ops, x, axis, p.lhsDilation[d], zero, span), axis, p.pads[d].first, p.pads[d].second, zero, span);
-    int64_t size = x.type.shape[axis], window = k[d] == 0 ? 0 : (k[d] - 1) * p.rhsDilation[d] + 1;
-    out.push_back(size < window ? 0 : (size - window) / p.strides[d] + 1);
+    out.push_back(windowCount(x.type.shape[axis], dilatedExtent(k[d], p.rhsDilation[d]), p.strides[d]));
   }
   AVal y = contract(ops, patchesOf(ev, x, k, out, p, span), w, out, p, span);
   // y is (N', out..., O); result axis l.out[c] holds canonical axis c (N 0, C 1, spatial 2...).
@@ -255,10 +241,7 @@ void checkOperands(const AVal& lhs, const AVal& rhs, Span span, const char* fn) 
 /// The kernel's spatial extents, dilated (the window a padding string is computed for).
 std::vector<int64_t> dilatedWindow(const AVal& rhs, const ConvLayout& l, const std::vector<int64_t>& rhsDilation) {
   std::vector<int64_t> w;
-  for (size_t d = 0; d < rhsDilation.size(); ++d) {
-    int64_t k = rhs.type.shape[l.rhs[2 + d]];
-    w.push_back(k == 0 ? 0 : (k - 1) * rhsDilation[d] + 1);
-  }
+  for (size_t d = 0; d < rhsDilation.size(); ++d) w.push_back(dilatedExtent(rhs.type.shape[l.rhs[2 + d]], rhsDilation[d]));
   return w;
 }
 
@@ -392,10 +375,7 @@ Value convTranspose(Evaluator& ev, CallArgs& c) {
   }
   if (a.boolean(6, false)) {  // flip the kernel's spatial axes and swap its I and O
     std::vector<int64_t> spatialAxes(l.rhs.begin() + 2, l.rhs.end());
-    Attrs at;
-    at.axes = spatialAxes;
-    std::sort(at.axes.begin(), at.axes.end());
-    rhs = ev.tracer().apply1(Op::Reverse, {rhs}, at, c.span);
+    rhs = reverseAxes(ev.tracer(), rhs, spatialAxes, c.span);
     std::swap(l.rhs[0], l.rhs[1]);
   }
   return arr(convGeneral(ev, lhs, rhs, l, p, c.span));
@@ -432,11 +412,7 @@ Value conv1d(Evaluator& ev, CallArgs& c, const char* fn, bool flip, const std::s
     std::swap(x, y);
     reversed = !flip;
   }
-  if (flip) {
-    Attrs at;
-    at.axes = {0};
-    y = ev.tracer().apply1(Op::Reverse, {y}, at, c.span);
-  }
+  if (flip) y = reverseAxes(ev.tracer(), y, {0}, c.span);
   int64_t m = y.type.shape[0];
   std::pair<int64_t, int64_t> pad = mode == "valid" ? std::make_pair<int64_t, int64_t>(0, 0)
                                     : mode == "same" ? std::make_pair(m / 2, m - m / 2 - 1)
@@ -446,11 +422,7 @@ Value conv1d(Evaluator& ev, CallArgs& c, const char* fn, bool flip, const std::s
   AVal r = convGeneral(ev, ops.reshape(x, {1, 1, x.type.shape[0]}, c.span), ops.reshape(y, {1, 1, m}, c.span), identityLayout(3), p,
                        c.span);
   r = ops.reshape(r, {r.type.shape[2]}, c.span);
-  if (reversed) {
-    Attrs at;
-    at.axes = {0};
-    r = ev.tracer().apply1(Op::Reverse, {r}, at, c.span);
-  }
+  if (reversed) r = reverseAxes(ev.tracer(), r, {0}, c.span);
   return arr(r);
 }
 

@@ -66,7 +66,7 @@ Value reduceWindow(Evaluator& ev, CallArgs& c) {
   std::vector<int64_t> window = perAxisInts(a, 3, r), strides = perAxisInts(a, 4, r), baseDilation = perAxisInts(a, 6, r),
                        windowDilation = perAxisInts(a, 7, r);
   std::vector<int64_t> dilatedWindow;
-  for (size_t d = 0; d < r; ++d) dilatedWindow.push_back((window[d] - 1) * windowDilation[d] + 1);
+  for (size_t d = 0; d < r; ++d) dilatedWindow.push_back(dilatedExtent(window[d], windowDilation[d]));
   Pads pads(r, {0, 0});
   if (a.has(5) && !a.get(5).isNone()) {
     std::optional<std::string> mode = paddingMode(a, 5);
@@ -76,25 +76,9 @@ Value reduceWindow(Evaluator& ev, CallArgs& c) {
   for (size_t d = 0; d < r; ++d) {
     int64_t axis = static_cast<int64_t>(d);
     x = padAxis(ops, dilateAxis(ops, x, axis, baseDilation[d], init, c.span), axis, pads[d].first, pads[d].second, init, c.span);
-    int64_t size = x.type.shape[d];
-    out.push_back(size < dilatedWindow[d] ? 0 : (size - dilatedWindow[d]) / strides[d] + 1);
+    out.push_back(windowCount(x.type.shape[d], dilatedWindow[d], strides[d]));
   }
-  std::vector<AVal> taps;
-  std::vector<int64_t> tap(r, 0);
-  int64_t count = 1;
-  for (int64_t w : window) count *= w;
-  for (int64_t k = 0; k < count; ++k) {
-    std::vector<int64_t> starts(r), limits(r);
-    for (size_t d = 0; d < r; ++d) {
-      starts[d] = tap[d] * windowDilation[d];
-      limits[d] = out[d] == 0 ? starts[d] : starts[d] + (out[d] - 1) * strides[d] + 1;
-    }
-    taps.push_back(ops.slice(x, starts, limits, strides, c.span));
-    for (size_t d = r; d-- > 0;) {  // the next tap, row-major
-      if (++tap[d] < window[d]) break;
-      tap[d] = 0;
-    }
-  }
+  std::vector<AVal> taps = windowTaps(ops, x, 0, window, strides, windowDilation, out, c.span);
   AVal start = ops.broadcastTo(init, out, c.span);
   if (std::optional<Op> extreme = extremeOf(f)) return arr(selectExtreme(ops, *extreme, start, taps, c.span));
   AVal acc = start;

@@ -101,4 +101,33 @@ AVal padAxis(ArrayOps& ops, AVal x, int64_t axis, int64_t lo, int64_t hi, const 
   return parts.size() == 1 ? x : ops.concat(parts, axis, span);
 }
 
+int64_t dilatedExtent(int64_t k, int64_t d) { return k == 0 ? 0 : (k - 1) * d + 1; }
+
+int64_t windowCount(int64_t size, int64_t extent, int64_t stride) { return size < extent ? 0 : (size - extent) / stride + 1; }
+
+std::vector<AVal> windowTaps(ArrayOps& ops, const AVal& x, size_t first, const std::vector<int64_t>& window,
+                             const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                             const std::vector<int64_t>& out, Span span) {
+  size_t n = window.size();
+  int64_t count = 1;
+  for (int64_t w : window) count *= w;
+  std::vector<AVal> taps;
+  std::vector<int64_t> tap(n, 0);
+  for (int64_t t = 0; t < count; ++t) {
+    std::vector<int64_t> starts(x.type.shape.size(), 0), limits = x.type.shape, step(x.type.shape.size(), 1);
+    for (size_t d = 0; d < n; ++d) {
+      size_t axis = first + d;
+      starts[axis] = tap[d] * dilation[d];
+      limits[axis] = out[d] == 0 ? starts[axis] : starts[axis] + (out[d] - 1) * strides[d] + 1;
+      step[axis] = strides[d];
+    }
+    taps.push_back(ops.slice(x, starts, limits, step, span));
+    for (size_t d = n; d-- > 0;) {  // the next tap, row-major
+      if (++tap[d] < window[d]) break;
+      tap[d] = 0;
+    }
+  }
+  return taps;
+}
+
 }  // namespace scn

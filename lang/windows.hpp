@@ -35,6 +35,19 @@ Pads explicitPads(const Args& a, size_t i, size_t n);
 Pads padsOfMode(const std::string& mode, const std::vector<int64_t>& in, const std::vector<int64_t>& window,
                 const std::vector<int64_t>& strides);
 
+/// The extent of a window of k taps spaced d apart: (k - 1) * d + 1, 0 for no taps.
+int64_t dilatedExtent(int64_t k, int64_t d);
+
+/// How many windows of `extent` elements, `stride` apart, fit in `size` elements.
+int64_t windowCount(int64_t size, int64_t extent, int64_t stride);
+
+/// The taps of the windows over axes [first, first + window.size()) of x, one per multi-index j
+/// of the window (row-major): the strided slice of the elements tap j of every window reads,
+/// `out[d]` windows `strides[d]` apart along axis first + d, the taps `dilation[d]` apart.
+std::vector<AVal> windowTaps(ArrayOps& ops, const AVal& x, size_t first, const std::vector<int64_t>& window,
+                             const std::vector<int64_t>& strides, const std::vector<int64_t>& dilation,
+                             const std::vector<int64_t>& out, Span span);
+
 /// x with d - 1 copies of `fill` (a scalar of x's dtype) between consecutive elements along axis.
 AVal dilateAxis(ArrayOps& ops, const AVal& x, int64_t axis, int64_t d, const AVal& fill, Span span);
 

@@ -40,10 +40,10 @@ ExprP pointIndex(const std::vector<int64_t>& dims) {
 
 /// Whether an access of kernel k at `index` stays in its point's window of C: for every point
 /// p of dims[0], within C[p * window, (p + 1) * window). One element per point (a flat or a
-/// multi-dim elementwise kernel): its own point's. Several (a row kernel, dims [rows]): an
+/// multi-dim elementwise kernel): its own point's, `own` (pointIndex(k.dims)). Several (a row kernel, dims [rows]): an
 /// access c * i0 + e with c the window and e inside it (Note [Row fusion]'s analysis).
-bool staysInWindow(const Kernel& k, const ExprP& index, int64_t window, AccessAnalysis& rows) {
-  if (window == k.points() / k.dims[0] && sameExpr(index, pointIndex(k.dims))) return true;
+bool staysInWindow(const Kernel& k, const ExprP& index, const ExprP& own, int64_t window, AccessAnalysis& rows) {
+  if (window == k.points() / k.dims[0] && sameExpr(index, own)) return true;
   if (k.dims.size() != 1) return false;
   std::optional<RowAccess> a = rows.access(index);
   return a && a->rowCoef == window && a->hostCoef.empty() && a->rest.first >= 0 && a->rest.second < window;
@@ -60,11 +60,12 @@ bool canFollowPieceByPiece(const Gemm& g, const Kernel& k) {
   Accesses all;
   all.stmts(k.body);
   AccessAnalysis rows(all.loopExtents);
+  ExprP own = pointIndex(k.dims);
   bool readsC = false;
   for (const auto& [buffer, index, store] : all.list) {
     if (store && (buffer == g.a.buffer || buffer == g.b.buffer)) return false;
     if (buffer != g.c.buffer) continue;
-    if (!staysInWindow(k, index, window, rows)) return false;
+    if (!staysInWindow(k, index, own, window, rows)) return false;
     readsC = readsC || !store;
   }
   return readsC;  // a launch that does not read C gains nothing from running inside the product
